@@ -1,0 +1,1 @@
+"""Empirical privacy audits (neighbouring-sequence experiments). Not yet built: see the issues."""

@@ -1,0 +1,1 @@
+"""Regret bounds of the papers as SymPy expressions. Not yet built: see the issues."""

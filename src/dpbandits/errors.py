@@ -1,0 +1,107 @@
+"""Input validation shared by the whole package.
+
+Every public entry point checks its arguments here, so that a bad value fails at once with a
+message that names the argument, instead of producing a silently wrong simulation or bound.
+The command line turns :class:`DPBanditsError` into a one-line message and exit status 2.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DPBanditsError",
+    "check_epsilon",
+    "check_positive_int",
+    "check_probability",
+    "check_rewards",
+    "check_table",
+    "check_means",
+]
+
+
+class DPBanditsError(ValueError):
+    """An argument given to dpbandits is invalid; the message names the argument."""
+
+
+def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
+    """Return ``epsilon`` as a float after checking ``0 < epsilon < inf``."""
+    try:
+        value = float(epsilon)
+    except (TypeError, ValueError):
+        raise DPBanditsError(f"{name} must be a positive number, got {epsilon!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise DPBanditsError(f"{name} must be a finite number > 0, got {epsilon!r}")
+    return value
+
+
+def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
+    """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
+    if isinstance(value, bool):
+        raise DPBanditsError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    try:
+        as_float = float(value)
+    except (TypeError, ValueError):
+        raise DPBanditsError(f"{name} must be an integer >= {minimum}, got {value!r}") from None
+    if not math.isfinite(as_float) or as_float != int(as_float) or int(as_float) < minimum:
+        raise DPBanditsError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(as_float)
+
+
+def check_probability(value: Any, name: str, *, open_left: bool = True,
+                      open_right: bool = True) -> float:
+    """Return ``value`` as a float in (0, 1) (ends included where ``open_*`` is False)."""
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        raise DPBanditsError(f"{name} must be a number in (0, 1), got {value!r}") from None
+    low_ok = p > 0 if open_left else p >= 0
+    high_ok = p < 1 if open_right else p <= 1
+    if not (math.isfinite(p) and low_ok and high_ok):
+        left = "(" if open_left else "["
+        right = ")" if open_right else "]"
+        raise DPBanditsError(f"{name} must lie in {left}0, 1{right}, got {value!r}")
+    return p
+
+
+def check_rewards(values: np.ndarray, name: str = "rewards") -> np.ndarray:
+    """Check that every reward is a number in [0, 1] (no NaN); return a float array.
+
+    Privacy rests on this: every mechanism assumes a reward has sensitivity 1.
+    """
+    array = np.asarray(values, dtype=float)
+    if array.size and not np.all((array >= 0.0) & (array <= 1.0)):
+        bad = array[~((array >= 0.0) & (array <= 1.0))].ravel()[0]
+        raise DPBanditsError(f"{name} must lie in [0, 1] with no NaN, found {bad!r}")
+    return array
+
+
+def check_table(table: Any, K: int | None = None, name: str = "table") -> np.ndarray:
+    """Check a reward table of shape (T, K) with entries in [0, 1]; return it as float."""
+    try:
+        array = np.asarray(table, dtype=float)
+    except (TypeError, ValueError):
+        raise DPBanditsError(f"{name} must be a numeric array of shape (T, K)") from None
+    if array.ndim != 2:
+        raise DPBanditsError(f"{name} must have shape (T, K), got an array with shape {array.shape}")
+    if array.shape[0] < 1:
+        raise DPBanditsError(f"{name} must have at least one row (T >= 1), got shape {array.shape}")
+    if array.shape[1] < 2:
+        raise DPBanditsError(f"{name} must have K >= 2 columns, got shape {array.shape}")
+    if K is not None and array.shape[1] != K:
+        raise DPBanditsError(f"{name} must have K = {K} columns, got shape {array.shape}")
+    return check_rewards(array, name)
+
+
+def check_means(means: Any, name: str = "means") -> np.ndarray:
+    """Check a vector of K >= 2 arm means in [0, 1]; return it as float."""
+    try:
+        array = np.asarray(means, dtype=float)
+    except (TypeError, ValueError):
+        raise DPBanditsError(f"{name} must be a list of numbers in [0, 1]") from None
+    if array.ndim != 1 or array.size < 2:
+        raise DPBanditsError(f"{name} must be a vector of K >= 2 arm means, got shape {array.shape}")
+    return check_rewards(array, name)

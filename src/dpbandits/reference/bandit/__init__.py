@@ -1,0 +1,1 @@
+"""Stochastic bandit algorithms: one module per algorithm, registered in ``registry.py``."""

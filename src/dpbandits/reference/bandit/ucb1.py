@@ -1,0 +1,63 @@
+"""UCB1, the non-private baseline.
+
+Citation: P. Auer, N. Cesa-Bianchi, P. Fischer. *Finite-time analysis of the multiarmed bandit
+problem.* Machine Learning 47, 235-256, 2002. Used as the non-private reference by Tossou and
+Dimitrakakis (AAAI 2016, spec 001 section 3.5) and Hu et al. (spec 000 section 3.7).
+
+Pseudocode (spec 001 section 3.5)::
+
+    l.1  for t = 1..T:
+    l.2      if t <= K: play arm t
+    l.3      else: play argmax_a  s_a / n_a + sqrt(2 ln t / n_a)
+    l.4      s_{a_t} += r_t ; n_{a_t} += 1
+
+Privacy: none (non-private).
+
+Regret (Auer et al. Thm 1): R(T) <= sum_a 8 ln T / Delta_a + (1 + pi^2/3) sum_a Delta_a.
+
+Deviations:
+1. The radius uses ln t with t the current round (as Tossou and Dimitrakakis write it), not
+   Auer et al.'s ln(t - 1) (spec 001 FLAG-10).
+2. Ties go to the lowest arm by default (spec 001 FLAG-6); ``tie_break="random"`` is offered.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..policy import PolicyBase
+from ..privacy import PrivacyClaim
+
+__all__ = ["UCB1"]
+
+
+class UCB1(PolicyBase):
+    """UCB1 of Auer et al. (2002), batch-first."""
+
+    name = "ucb1"
+    title = "UCB1"
+    paper = "Auer, Cesa-Bianchi & Fischer (MLJ 2002)"
+    private = False
+
+    def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
+                 tie_break: str = "first") -> None:
+        super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)
+        self.s = np.zeros((self.runs, self.K))  # s_a: reward sum of arm a
+        self.n = np.zeros((self.runs, self.K))  # n_a: pulls of arm a before round t
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(None, None, "non-private", "Auer et al. (2002): no privacy claim")
+
+    def act(self, t: int) -> np.ndarray:
+        if t <= self.K:
+            return np.full(self.runs, t - 1)                          # [l.2]
+        index = self.s / self.n + np.sqrt(2.0 * math.log(t) / self.n)  # [l.3]
+        return self.argmax(index)
+
+    def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
+        r = self.check_observation(t, actions, feedback)
+        self.s[self._rows, actions] += r                                # [l.4]
+        self.n[self._rows, actions] += 1

@@ -1,0 +1,198 @@
+"""The simulation engine: R independent runs of a policy against a reward source.
+
+The engine drives a batch-first policy through ``act``/``observe`` for rounds t = 1..T and
+records, at a set of checkpoints, each run's
+
+* pseudo-regret  ``sum_{s<=t} (mu_star - mu_{a_s})``  (the quantity the papers bound), and
+* realised regret ``sum_{s<=t} (mu_star - r_s)``, with ``r_s`` the reward obtained,
+
+plus the final pull counts and, on request, the whole action sequences (the audit needs them for
+short horizons). Nothing of shape (R, T) is held unless ``record_actions`` is set.
+
+**Seeding.** The ``runs`` are split into blocks of :data:`RUNS_PER_BLOCK` runs. Block ``b`` gets the
+``b``-th child of ``SeedSequence(seed)``, which it splits once more into a stream for the rewards
+and a stream for the policy. A result therefore depends only on ``seed`` (and the block size,
+a constant of the package), never on how many workers ran the blocks or in what order they
+finished: the rewards of a block are the same whatever algorithm runs on them.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+from scipy import stats
+
+from ..errors import DPBanditsError, check_positive_int
+from .environments import RewardSource, Table, as_source
+from .policy import Policy
+
+__all__ = ["RUNS_PER_BLOCK", "PolicyFactory", "SimulationResult", "simulate", "default_checkpoints"]
+
+RUNS_PER_BLOCK = 4096
+"""Runs per seeded block. Part of the meaning of a seed: changing it changes results."""
+
+
+class PolicyFactory(Protocol):
+    """Builds a policy for ``runs`` runs from a generator (picklable for worker processes)."""
+
+    def __call__(self, runs: int, rng: np.random.Generator) -> Policy: ...
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Regret at checkpoints for every run, final pull counts, and optionally the actions."""
+
+    checkpoints: np.ndarray
+    pseudo_regret: np.ndarray
+    realised_regret: np.ndarray
+    pulls: np.ndarray
+    actions: np.ndarray | None
+    seed: int
+    horizon: int
+    means: np.ndarray = field(repr=False)
+
+    @property
+    def runs(self) -> int:
+        return int(self.pseudo_regret.shape[0])
+
+    def mean_curve(self, kind: str = "pseudo") -> np.ndarray:
+        """Mean regret over runs at each checkpoint (``kind`` is ``pseudo`` or ``realised``)."""
+        return self._curve(kind).mean(axis=0)
+
+    def confidence_band(self, kind: str = "pseudo", level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Two-sided Student-t confidence interval for the mean regret at each checkpoint.
+
+        Bounds E[regret(t)] at confidence ``level`` for each checkpoint separately (no correction
+        across checkpoints); with one run the band is undefined (NaN).
+        """
+        values = self._curve(kind)
+        R = values.shape[0]
+        mean = values.mean(axis=0)
+        if R < 2:
+            nan = np.full_like(mean, np.nan)
+            return nan, nan
+        half = stats.t.ppf(0.5 + level / 2, R - 1) * values.std(axis=0, ddof=1) / math.sqrt(R)
+        return mean - half, mean + half
+
+    def final(self, kind: str = "pseudo", level: float = 0.95) -> tuple[float, float, float]:
+        """Mean final regret and its two-sided ``level`` Student-t confidence interval."""
+        low, high = self.confidence_band(kind, level)
+        return float(self.mean_curve(kind)[-1]), float(low[-1]), float(high[-1])
+
+    def _curve(self, kind: str) -> np.ndarray:
+        if kind == "pseudo":
+            return self.pseudo_regret
+        if kind == "realised":
+            return self.realised_regret
+        raise DPBanditsError(f"kind must be 'pseudo' or 'realised', got {kind!r}")
+
+
+def default_checkpoints(T: int, n: int = 60) -> np.ndarray:
+    """About ``n`` rounds spread evenly and geometrically over 1..T, always ending at T."""
+    linear = np.linspace(1, T, n // 2)
+    geometric = np.geomspace(1, T, n - n // 2)
+    return np.unique(np.concatenate([linear, geometric, [T]]).round().astype(np.int64))
+
+
+def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T: int,
+             runs: int = 1, seed: int = 0, *, checkpoints: np.ndarray | None = None,
+             record_actions: bool = False, workers: int = 1,
+             progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """Simulate ``runs`` independent runs of the policy built by ``factory`` for T rounds.
+
+    ``source`` is a stochastic environment (fresh rewards per run), a fixed (T, K) table shared by
+    every run, or a setting name. ``progress`` is called with the number of run-rounds done since
+    its last call. ``workers > 1`` runs blocks in that many processes; the result is identical.
+    """
+    T = check_positive_int(T, "T")
+    runs = check_positive_int(runs, "runs")
+    workers = check_positive_int(workers, "workers")
+    seed = check_positive_int(seed, "seed", minimum=0)
+    source = as_source(source)
+    if isinstance(source, Table) and source.T < T:
+        raise DPBanditsError(f"T = {T} exceeds the table's horizon {source.T}")
+    cps = default_checkpoints(T) if checkpoints is None else _check_checkpoints(checkpoints, T)
+    sizes = [min(RUNS_PER_BLOCK, runs - start) for start in range(0, runs, RUNS_PER_BLOCK)]
+    children = np.random.SeedSequence(seed).spawn(len(sizes))
+    jobs = [(factory, source, T, size, child, cps, record_actions) for size, child in zip(sizes, children)]
+    if workers == 1 or len(jobs) == 1:
+        parts = [_run_block(*job, progress=progress) for job in jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            futures = [pool.submit(_run_block, *job) for job in jobs]
+            parts = []
+            for future, size in zip(futures, sizes):
+                parts.append(future.result())
+                if progress is not None:
+                    progress(size * T)
+    return SimulationResult(
+        checkpoints=cps,
+        pseudo_regret=np.concatenate([p[0] for p in parts]),
+        realised_regret=np.concatenate([p[1] for p in parts]),
+        pulls=np.concatenate([p[2] for p in parts]),
+        actions=np.concatenate([p[3] for p in parts]) if record_actions else None,
+        seed=seed, horizon=T, means=source.means.copy(),
+    )
+
+
+def _check_checkpoints(checkpoints: np.ndarray, T: int) -> np.ndarray:
+    cps = np.unique(np.asarray(checkpoints, dtype=np.int64))
+    if cps.size == 0 or cps[0] < 1 or cps[-1] > T:
+        raise DPBanditsError(f"checkpoints must be rounds in 1..{T}")
+    return cps
+
+
+def _run_block(factory: PolicyFactory, source: RewardSource, T: int, runs: int,
+               seed_seq: np.random.SeedSequence, checkpoints: np.ndarray, record_actions: bool,
+               progress: Callable[[int], None] | None = None):
+    env_seq, policy_seq = seed_seq.spawn(2)
+    env_rng = np.random.default_rng(env_seq)
+    policy = factory(runs, np.random.default_rng(policy_seq))
+    if policy.runs != runs:
+        raise DPBanditsError(f"the factory built a policy for {policy.runs} runs, expected {runs}")
+    if policy.K != source.K:
+        raise DPBanditsError(f"the policy has K = {policy.K} arms but the rewards have K = {source.K}")
+    full_information = policy.feedback == "full"
+    gaps, mu_star = source.gaps, source.mu_star
+    rows = np.arange(runs)
+    pseudo = np.zeros(runs)
+    realised = np.zeros(runs)
+    pulls = np.zeros((runs, source.K), dtype=np.int64)
+    pseudo_at = np.empty((runs, checkpoints.size))
+    realised_at = np.empty((runs, checkpoints.size))
+    actions_seen = np.empty((runs, T), dtype=np.int32) if record_actions else None
+    next_cp, cp_index = int(checkpoints[0]), 0
+    report_every = max(1, T // 100)
+    for t in range(1, T + 1):
+        actions = _checked_actions(policy.act(t), runs, source.K, t)
+        if full_information:
+            feedback = source.rows(env_rng, t, runs)
+            obtained = feedback[rows, actions]
+        else:
+            obtained = feedback = source.rewards(env_rng, t, actions)
+        policy.observe(t, actions, feedback)
+        pseudo += gaps[actions]
+        realised += mu_star - obtained
+        pulls[rows, actions] += 1
+        if actions_seen is not None:
+            actions_seen[:, t - 1] = actions
+        if t == next_cp:
+            pseudo_at[:, cp_index] = pseudo
+            realised_at[:, cp_index] = realised
+            cp_index += 1
+            next_cp = int(checkpoints[cp_index]) if cp_index < checkpoints.size else -1
+        if progress is not None and (t % report_every == 0 or t == T):
+            progress(runs * (report_every if t % report_every == 0 else T % report_every))
+    return pseudo_at, realised_at, pulls, actions_seen
+
+
+def _checked_actions(actions: np.ndarray, runs: int, K: int, t: int) -> np.ndarray:
+    if not isinstance(actions, np.ndarray) or actions.shape != (runs,) or actions.dtype.kind not in "iu":
+        raise DPBanditsError(f"act({t}) must return an integer array of shape ({runs},), got {actions!r}")
+    if runs and (actions.min() < 0 or actions.max() >= K):
+        raise DPBanditsError(f"act({t}) returned an arm outside 0..{K - 1}")
+    return actions

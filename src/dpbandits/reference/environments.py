@@ -1,0 +1,222 @@
+"""Reward sources: stochastic environments, fixed tables, and the papers' named settings.
+
+A reward source tells the engine the reward of each run in each round. Two shapes exist:
+
+* a **stochastic environment** (:class:`Bernoulli`, :class:`BetaArms`) draws fresh, independent
+  rewards for every run (the regret shape). Arms are independent, so in the bandit setting only
+  the pulled arm's reward is drawn: its law is the same as that coordinate of a full row.
+* a **fixed table** (:class:`Table`) gives every run the same reward table ``X`` of shape (T, K)
+  (the audit shape: the papers' privacy definitions condition on a fixed input).
+
+``rewards(rng, t, actions)`` returns the obtained rewards, shape (R,); ``rows(rng, t, R)`` returns
+whole reward vectors, shape (R, K), for full information. ``t`` is the 1-based round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import DPBanditsError, check_means, check_positive_int, check_table
+
+__all__ = [
+    "RewardSource",
+    "Bernoulli",
+    "BetaArms",
+    "Table",
+    "Setting",
+    "SETTINGS",
+    "get_setting",
+    "as_source",
+]
+
+
+class RewardSource:
+    """Base class of reward sources. ``means`` are the arm means used for regret."""
+
+    means: np.ndarray
+
+    @property
+    def K(self) -> int:
+        return int(self.means.shape[0])
+
+    @property
+    def mu_star(self) -> float:
+        """The largest arm mean."""
+        return float(self.means.max())
+
+    @property
+    def gaps(self) -> np.ndarray:
+        """Delta_a = mu_star - mu_a for every arm."""
+        return self.mu_star - self.means
+
+    def rewards(self, rng: np.random.Generator, t: int, actions: np.ndarray) -> np.ndarray:
+        """Rewards of the pulled arms in round ``t``, shape (R,)."""
+        rows = self.rows(rng, t, actions.shape[0])
+        return rows[np.arange(actions.shape[0]), actions]
+
+    def rows(self, rng: np.random.Generator, t: int, R: int) -> np.ndarray:
+        """Whole reward vectors of round ``t`` for ``R`` runs, shape (R, K)."""
+        raise NotImplementedError
+
+    def table(self, T: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw one reward table of shape (T, K)."""
+        T = check_positive_int(T, "T")
+        return np.stack([self.rows(rng, t, 1)[0] for t in range(1, T + 1)])
+
+
+@dataclass(frozen=True, eq=False)
+class Bernoulli(RewardSource):
+    """Independent Bernoulli(mu_a) arms."""
+
+    means: np.ndarray
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "means", check_means(self.means))
+
+    def rewards(self, rng: np.random.Generator, t: int, actions: np.ndarray) -> np.ndarray:
+        return (rng.random(actions.shape[0]) < self.means[actions]).astype(float)
+
+    def rows(self, rng: np.random.Generator, t: int, R: int) -> np.ndarray:
+        return (rng.random((R, self.K)) < self.means).astype(float)
+
+    def table(self, T: int, rng: np.random.Generator) -> np.ndarray:
+        T = check_positive_int(T, "T")
+        return (rng.random((T, self.K)) < self.means).astype(float)
+
+    def __repr__(self) -> str:
+        return f"Bernoulli(means={self.means.tolist()})"
+
+
+@dataclass(frozen=True, eq=False)
+class BetaArms(RewardSource):
+    """Independent Beta(alpha_a, beta_a) arms, rewards in [0, 1]."""
+
+    alpha: np.ndarray
+    beta: np.ndarray
+    means: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        alpha = np.asarray(self.alpha, dtype=float)
+        beta = np.asarray(self.beta, dtype=float)
+        if alpha.shape != beta.shape or alpha.ndim != 1 or alpha.size < 2:
+            raise DPBanditsError("alpha and beta must be vectors of the same length K >= 2")
+        if not (np.all(alpha > 0) and np.all(beta > 0)):
+            raise DPBanditsError("alpha and beta must be > 0")
+        object.__setattr__(self, "alpha", alpha)
+        object.__setattr__(self, "beta", beta)
+        object.__setattr__(self, "means", alpha / (alpha + beta))
+
+    def rewards(self, rng: np.random.Generator, t: int, actions: np.ndarray) -> np.ndarray:
+        return rng.beta(self.alpha[actions], self.beta[actions])
+
+    def rows(self, rng: np.random.Generator, t: int, R: int) -> np.ndarray:
+        return rng.beta(self.alpha, self.beta, size=(R, self.K))
+
+    def __repr__(self) -> str:
+        return f"BetaArms(alpha={self.alpha.tolist()}, beta={self.beta.tolist()})"
+
+
+@dataclass(frozen=True, eq=False)
+class Table(RewardSource):
+    """One fixed reward table shared by every run (the audit shape).
+
+    ``means`` default to the column means of the table; pass the generating means to measure
+    pseudo-regret against them instead.
+    """
+
+    X: np.ndarray
+    means: np.ndarray = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        X = check_table(self.X, name="table")
+        object.__setattr__(self, "X", X)
+        means = X.mean(axis=0) if self.means is None else check_means(self.means)
+        if means.shape != (X.shape[1],):
+            raise DPBanditsError(f"means must have K = {X.shape[1]} entries, got {means.shape}")
+        object.__setattr__(self, "means", means)
+
+    @property
+    def T(self) -> int:
+        return int(self.X.shape[0])
+
+    def _row(self, t: int) -> np.ndarray:
+        if not 1 <= t <= self.X.shape[0]:
+            raise DPBanditsError(f"round t = {t} is beyond the table's horizon T = {self.X.shape[0]}")
+        return self.X[t - 1]
+
+    def rewards(self, rng: np.random.Generator, t: int, actions: np.ndarray) -> np.ndarray:
+        return self._row(t)[actions]
+
+    def rows(self, rng: np.random.Generator, t: int, R: int) -> np.ndarray:
+        return np.broadcast_to(self._row(t), (R, self.X.shape[1]))
+
+    def table(self, T: int, rng: np.random.Generator) -> np.ndarray:
+        if T > self.X.shape[0]:
+            raise DPBanditsError(f"T = {T} exceeds the table's horizon {self.X.shape[0]}")
+        return self.X[:T].copy()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A named experiment setting of one of the papers."""
+
+    name: str
+    means: tuple[float, ...]
+    horizon: int
+    epsilons: tuple[float, ...]
+    runs: int
+    source: str
+    note: str = ""
+
+    def environment(self) -> Bernoulli:
+        """The setting's environment: independent Bernoulli arms (see each spec's section 5)."""
+        return Bernoulli(np.array(self.means))
+
+    @property
+    def K(self) -> int:
+        return len(self.means)
+
+
+SETTINGS: dict[str, Setting] = {s.name: s for s in [
+    Setting("tossou2016-2arms", (0.9, 0.6), 100_000, (0.1, 1.0), 100,
+            "Tossou & Dimitrakakis (AAAI 2016), Sec. 4, scenario 1, Fig. 2(a-b)"),
+    Setting("tossou2016-10arms", (0.1, 0.1, 0.1, 0.1, 0.2, 0.55, 0.1, 0.1, 0.1, 0.1), 100_000,
+            (0.1, 1.0), 100,
+            "Tossou & Dimitrakakis (AAAI 2016), Sec. 4, scenario 2, Fig. 2(c-d)",
+            "arm positions are not given in the paper; spec 001 FLAG-24 recommends this order"),
+    Setting("hu2021-setting1", (0.75, 0.70, 0.70, 0.70, 0.70), 2 ** 22,
+            (0.1, 0.25, 0.5, 1.0, 8.0, 64.0, 128.0), 15,
+            "Hu, Huang & Mehta (arXiv:2102.07929), Sec. 6, setting 1, Figs. 1-5, 9"),
+    Setting("hu2021-setting2", (0.75, 0.625, 0.5, 0.375, 0.25), 2 ** 22,
+            (0.1, 0.25, 0.5, 1.0, 8.0, 64.0, 128.0), 15,
+            "Hu, Huang & Mehta (arXiv:2102.07929), Sec. 6, setting 2, Figs. 6-8, 10-11"),
+    Setting("hu2021-setting3", (0.75, 0.15, 0.15, 0.15, 0.15), 2 ** 22,
+            (0.1, 0.25, 0.5, 1.0, 8.0, 64.0, 128.0), 15,
+            "Hu, Huang & Mehta (arXiv:2102.07929), App. I.3, setting 3, Fig. 12"),
+    Setting("hu-journal-setting1", (0.75, 0.625, 0.5, 0.375, 0.25), 1_000_000,
+            (0.25, 0.5, 1.0), 20,
+            "Hu, Huang, Mehta & Hegde (arXiv:2102.07929v3), Sec. 6, setting 1, Fig. 1"),
+    Setting("hu-journal-setting2", (0.5, 0.4, 0.4, 0.4, 0.4), 1_000_000,
+            (0.25, 0.5, 1.0), 20,
+            "Hu, Huang, Mehta & Hegde (arXiv:2102.07929v3), Sec. 6, setting 2, Fig. 2"),
+]}
+
+
+def get_setting(name: str) -> Setting:
+    """Look up a named setting; the error lists the known names."""
+    try:
+        return SETTINGS[name]
+    except KeyError:
+        known = ", ".join(sorted(SETTINGS))
+        raise DPBanditsError(f"unknown setting {name!r}; known settings: {known}") from None
+
+
+def as_source(source: RewardSource | np.ndarray | str) -> RewardSource:
+    """Accept a reward source, a fixed (T, K) table, or a setting name."""
+    if isinstance(source, RewardSource):
+        return source
+    if isinstance(source, str):
+        return get_setting(source).environment()
+    return Table(np.asarray(source))

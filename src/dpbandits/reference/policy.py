@@ -1,0 +1,113 @@
+"""The act/observe protocol and the small base class every reference algorithm shares.
+
+A policy simulates ``runs`` independent runs in lockstep (batch-first). Rounds are 1-based.
+
+``act(t) -> actions``
+    the action of every run in round ``t``, an int array of shape (runs,) with arms 0..K-1;
+``observe(t, actions, feedback)``
+    what the feedback model reveals after round ``t``: shape (runs,) with the pulled arm's reward
+    (``feedback == "bandit"``), or shape (runs, K) with the whole reward vector (``"full"``).
+
+A policy draws all its randomness from the ``numpy.random.Generator`` it was built with, so a run
+is a function of that generator's seed and the rewards only.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from .privacy import PrivacyClaim, Variant
+
+__all__ = ["Policy", "PolicyBase", "as_generator"]
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """What the engine drives: a batch of ``runs`` independent runs of one algorithm."""
+
+    K: int
+    runs: int
+    feedback: str
+
+    def act(self, t: int) -> np.ndarray: ...
+
+    def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None: ...
+
+
+def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
+    """Accept a Generator or an integer seed. ``None`` is refused: randomness must be explicit."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None:
+        raise DPBanditsError("rng must be a numpy.random.Generator or an integer seed, got None")
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        return np.random.default_rng(int(rng))
+    raise DPBanditsError(f"rng must be a numpy.random.Generator or an integer seed, got {rng!r}")
+
+
+class PolicyBase:
+    """Shared plumbing: argument checks, the variant, the claim, the tie-breaking argmax.
+
+    Subclasses set the class attributes below, implement ``act``/``observe`` and ``claim``.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    paper: ClassVar[str]
+    feedback: ClassVar[str] = "bandit"
+    private: ClassVar[bool] = True
+    needs_horizon: ClassVar[bool] = False
+    variants: ClassVar[tuple[Variant, ...]] = (Variant("paper", "as printed in the paper"),)
+    default_variant: ClassVar[str] = "paper"
+
+    def __init__(self, K: int, *, runs: int = 1, rng: np.random.Generator | int | None,
+                 epsilon: float | None = None, variant: str | None = None,
+                 tie_break: str = "first") -> None:
+        self.K = check_positive_int(K, "K", minimum=2)
+        self.runs = check_positive_int(runs, "runs")
+        self.rng = as_generator(rng)
+        if self.private:
+            self.epsilon = check_epsilon(epsilon)
+        elif epsilon is not None:
+            raise DPBanditsError(f"{self.name} is non-private and takes no epsilon")
+        variant = self.default_variant if variant is None else variant
+        names = [v.name for v in self.variants]
+        if variant not in names:
+            raise DPBanditsError(f"unknown variant {variant!r} for {self.name}; choose one of {names}")
+        self.variant = variant
+        if tie_break not in ("first", "random"):
+            raise DPBanditsError(f"tie_break must be 'first' or 'random', got {tie_break!r}")
+        self.tie_break = tie_break
+        self._rows = np.arange(self.runs)
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        raise NotImplementedError
+
+    def argmax(self, index: np.ndarray) -> np.ndarray:
+        """Row-wise argmax of an (runs, K) index; ties to the lowest arm or uniformly at random.
+
+        Tie-breaking never reads rewards: it uses only the index and, for ``random``, the rng.
+        """
+        if self.tie_break == "first":
+            return np.argmax(index, axis=1)
+        best = index.max(axis=1, keepdims=True)
+        keys = np.where(index == best, self.rng.random(index.shape), -1.0)
+        return np.argmax(keys, axis=1)
+
+    def check_observation(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> np.ndarray:
+        """Check one round's feedback (shape and range) and return it as float."""
+        x = np.asarray(feedback, dtype=float)
+        shape = (self.runs,) if self.feedback == "bandit" else (self.runs, self.K)
+        if x.shape != shape:
+            raise DPBanditsError(f"feedback for {self.name} must have shape {shape}, got {x.shape}")
+        if x.size and not (x.min() >= 0.0 and x.max() <= 1.0):
+            raise DPBanditsError(f"rewards must lie in [0, 1] with no NaN (round t = {t})")
+        return x
+
+    def __repr__(self) -> str:
+        eps = f", epsilon={self.epsilon:g}" if self.private else ""
+        return f"{type(self).__name__}(K={self.K}, runs={self.runs}{eps}, variant={self.variant!r})"

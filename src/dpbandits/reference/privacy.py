@@ -1,0 +1,93 @@
+"""Privacy claims and variants as objects that code reads.
+
+Every algorithm answers ``policy.claim`` with a :class:`PrivacyClaim`: what its paper claims for
+the parameters it was built with (``claimed``), the best guarantee we can actually prove for the
+variant that runs (``proven``), and a ``status`` that says how the two relate. The audit, the
+command line and the docs read these objects; nothing restates them in prose elsewhere.
+
+Status values:
+
+``holds``        the paper's claim is true for this variant (``proven`` implies ``claimed``);
+``false``        the claim is false for this variant: a counterexample is known (see ``note``);
+``unproven``     no counterexample is known, but the paper's proof does not cover this variant;
+``non-private``  the algorithm makes no privacy claim.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from .neighbours import ROW, NeighbourRelation
+
+__all__ = ["Guarantee", "PrivacyClaim", "Variant", "Status"]
+
+Status = Literal["holds", "false", "unproven", "non-private"]
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """(epsilon, delta)-differential privacy of the whole action sequence under ``relation``."""
+
+    epsilon: float
+    delta: float = 0.0
+    relation: NeighbourRelation = ROW
+
+    def implies(self, other: "Guarantee") -> bool:
+        """True when this guarantee is at least as strong as ``other``."""
+        return (self.epsilon <= other.epsilon * (1 + 1e-12) and self.delta <= other.delta
+                and self.relation.implies(other.relation))
+
+    def __str__(self) -> str:
+        eps = _fmt(self.epsilon)
+        if self.delta:
+            return f"({eps}, {_fmt(self.delta)})-DP [{self.relation}]"
+        return f"{eps}-DP [{self.relation}]"
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """What a paper claims for an algorithm, what is actually true, and where it is stated."""
+
+    claimed: Guarantee | None
+    proven: Guarantee | None
+    status: Status
+    source: str
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status == "holds" and not (self.claimed and self.proven
+                                           and self.proven.implies(self.claimed)):
+            raise ValueError("a claim with status 'holds' needs a proven guarantee implying it")
+        if self.status == "non-private" and self.claimed is not None:
+            raise ValueError("a non-private algorithm has no claimed guarantee")
+
+    @property
+    def is_private(self) -> bool:
+        return self.claimed is not None
+
+    def summary(self) -> str:
+        """One line: the claim, its status and the true guarantee where they differ."""
+        if self.claimed is None:
+            return "non-private"
+        text = f"{self.claimed} ({self.status})"
+        if self.status != "holds":
+            text += f"; true: {self.proven}" if self.proven else "; true: no guarantee proven"
+        return text
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One named variant of an algorithm (``paper`` as printed, ``corrected`` where it is not)."""
+
+    name: str
+    description: str
+
+
+def _fmt(value: float) -> str:
+    if value == 0 or (1e-3 <= abs(value) < 1e4):
+        return f"{value:.4g}"
+    if math.isinf(value):
+        return "inf"
+    return f"{value:.3e}"

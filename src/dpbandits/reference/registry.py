@@ -1,0 +1,123 @@
+"""The registry: the one place that knows every reference algorithm.
+
+``get(name)`` returns an algorithm's class, ``make(name, ...)`` builds a policy, ``spec(name, ...)``
+returns a picklable factory for the engine, and ``algorithms()`` lists what is registered with its
+paper, setting, variants and privacy claim.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import DPBanditsError, check_positive_int
+from .policy import Policy, PolicyBase
+
+__all__ = ["ALGORITHMS", "get", "make", "spec", "algorithms", "AlgorithmSpec", "AlgorithmInfo"]
+
+# name -> "module:Class", relative to dpbandits.reference; imported on first use.
+ALGORITHMS: dict[str, str] = {
+    "ucb1": "bandit.ucb1:UCB1",
+    "thompson": "bandit.thompson:ThompsonSampling",
+    "dp-ucb-bound": "bandit.dp_ucb_bound:DPUCBBound",
+    "dp-ucb": "bandit.dp_ucb:DPUCB",
+    "dp-ucb-int": "bandit.dp_ucb_int:DPUCBInt",
+    "private-ucb": "bandit.private_ucb:PrivateUCB",
+    "anytime-lazy-ucb": "bandit.anytime_lazy_ucb:AnytimeLazyUCB",
+    "hybrid-ucb": "bandit.hybrid_ucb:HybridUCB",
+    "lazy-dp-ts": "bandit.lazy_dp_ts:LazyDPTS",
+    "dp-se": "bandit.dp_se:DPSE",
+    "adap-klucb": "bandit.adap_klucb:AdaPKLUCB",
+}
+
+
+def get(name: str) -> type[PolicyBase]:
+    """The class of the registered algorithm ``name``; the error lists the known names."""
+    try:
+        target = ALGORITHMS[name]
+    except KeyError:
+        known = ", ".join(sorted(ALGORITHMS))
+        raise DPBanditsError(f"unknown algorithm {name!r}; known algorithms: {known}") from None
+    module_name, class_name = target.split(":")
+    module = importlib.import_module(f"dpbandits.reference.{module_name}")
+    return getattr(module, class_name)
+
+
+def make(name: str, K: int, *, epsilon: float | None = None, runs: int = 1,
+         rng: np.random.Generator | int | None, variant: str | None = None, T: int | None = None,
+         **params: Any) -> Policy:
+    """Build algorithm ``name`` for K arms and ``runs`` runs.
+
+    ``T`` is passed only to algorithms that need their horizon; ``epsilon`` is ignored by the
+    non-private baselines (so that a sweep over epsilon can include them).
+    """
+    cls = get(name)
+    kwargs: dict[str, Any] = dict(runs=runs, rng=rng, **params)
+    if cls.private:
+        if epsilon is None:
+            raise DPBanditsError(f"{name} is private: epsilon is required")
+        kwargs["epsilon"] = epsilon
+    if variant is not None:
+        kwargs["variant"] = variant
+    if cls.needs_horizon:
+        if T is None:
+            raise DPBanditsError(f"{name} needs its horizon: T is required")
+        kwargs["T"] = check_positive_int(T, "T")
+    return cls(K, **kwargs)
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """A picklable policy factory: ``spec(runs, rng)`` builds the algorithm for one block."""
+
+    name: str
+    K: int
+    epsilon: float | None = None
+    variant: str | None = None
+    T: int | None = None
+    params: tuple[tuple[str, Any], ...] = field(default=())
+
+    def __call__(self, runs: int, rng: np.random.Generator) -> Policy:
+        return make(self.name, self.K, epsilon=self.epsilon, runs=runs, rng=rng,
+                    variant=self.variant, T=self.T, **dict(self.params))
+
+
+def spec(name: str, K: int, *, epsilon: float | None = None, variant: str | None = None,
+         T: int | None = None, **params: Any) -> AlgorithmSpec:
+    """A factory for the engine; it is checked by building one policy for one run."""
+    factory = AlgorithmSpec(name, K, epsilon, variant, T, tuple(sorted(params.items())))
+    factory(1, np.random.default_rng(0))
+    return factory
+
+
+@dataclass(frozen=True)
+class AlgorithmInfo:
+    """What ``dpbandits list`` shows for one algorithm."""
+
+    name: str
+    title: str
+    paper: str
+    feedback: str
+    private: bool
+    needs_horizon: bool
+    variants: tuple[str, ...]
+    default_variant: str
+    claims: dict[str, str]
+
+
+def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
+    """Every registered algorithm, with each variant's claim evaluated at ``epsilon``."""
+    infos = []
+    for name in ALGORITHMS:
+        cls = get(name)
+        claims = {}
+        for variant in cls.variants:
+            policy = make(name, 2, epsilon=epsilon, rng=0, variant=variant.name, T=1000)
+            claims[variant.name] = policy.claim.summary()
+        infos.append(AlgorithmInfo(name, cls.title, cls.paper, cls.feedback, cls.private,
+                                   cls.needs_horizon, tuple(v.name for v in cls.variants),
+                                   cls.default_variant, claims))
+    return infos
