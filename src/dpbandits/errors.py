@@ -74,7 +74,7 @@ def check_rewards(values: np.ndarray, name: str = "rewards") -> np.ndarray:
     """
     array = np.asarray(values, dtype=float)
     if array.size and not np.all((array >= 0.0) & (array <= 1.0)):
-        bad = array[~((array >= 0.0) & (array <= 1.0))].ravel()[0]
+        bad = float(array[~((array >= 0.0) & (array <= 1.0))].ravel()[0])
         raise DPBanditsError(f"{name} must lie in [0, 1] with no NaN, found {bad!r}")
     return array
 

@@ -53,6 +53,8 @@ class AnytimeLazyUCB(PolicyBase):
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant, tie_break=tie_break)
         shape = (self.runs, self.K)
         self.O = np.ones(shape)              # O_j: size of the last processed epoch
+        self.inv_O = np.ones(shape)          # 1 / O_j and sqrt(1 / O_j), kept for the index
+        self.sqrt_inv_O = np.ones(shape)
         self.r = np.zeros(shape, np.int64)   # r_j: index of the last processed epoch
         self.mu_tilde = np.zeros(shape)      # mu~_j: private mean of that epoch
         self.N = np.zeros(shape, np.int64)   # N_j: pulls in the current, unprocessed epoch
@@ -69,8 +71,9 @@ class AnytimeLazyUCB(PolicyBase):
         if t <= self.K:
             return np.full(self.runs, t - 1)                                     # [l.2]
         log_t = math.log(t)
-        ucb = self.mu_tilde + np.sqrt(3.0 * log_t / self.O) + 3.0 * log_t / (self.epsilon * self.O)
-        return self.argmax(ucb)                                                  # [l.4]
+        ucb = self.mu_tilde + math.sqrt(3.0 * log_t) * self.sqrt_inv_O           # [l.4]
+        ucb += (3.0 * log_t / self.epsilon) * self.inv_O
+        return self.argmax(ucb)
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
         x = self.check_observation(t, actions, feedback)
@@ -83,8 +86,11 @@ class AnytimeLazyUCB(PolicyBase):
         full = self.N[rows, actions] == np.left_shift(1, self.r[rows, actions] + 1)  # [l.6]
         if full.any():
             i, j = rows[full], actions[full]
-            self.O[i, j] = np.left_shift(1, self.r[i, j] + 1)                    # [l.7]
-            self.mu_tilde[i, j] = (self.Phi[i, j] + laplace(self.rng, 1.0 / self.epsilon, i.size)) / self.O[i, j]
+            O = np.left_shift(1, self.r[i, j] + 1).astype(float)                 # [l.7]
+            self.O[i, j] = O
+            self.inv_O[i, j] = 1.0 / O
+            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
+            self.mu_tilde[i, j] = (self.Phi[i, j] + laplace(self.rng, 1.0 / self.epsilon, i.size)) / O
             self.r[i, j] += 1
             self.N[i, j] = 0
             self.Phi[i, j] = 0.0

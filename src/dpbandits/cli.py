@@ -1,0 +1,220 @@
+"""The ``dpbandits`` command.
+
+``dpbandits list``  every registered algorithm, its paper, setting, variants and privacy claims;
+``dpbandits run``   simulate one or more algorithms on a setting or on given Bernoulli means,
+                    print final regret with a 95% interval, write a CSV and a regret-curve PNG.
+
+Invalid input prints one line, ``dpbandits: error: ...``, and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .errors import DPBanditsError, check_epsilon, check_positive_int
+from .reference import Bernoulli, algorithms, get, get_setting, simulate, spec
+from .reference.engine import SimulationResult
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise DPBanditsError(message)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="dpbandits", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    listing = commands.add_parser("list", help="list every algorithm with its paper and claim")
+    listing.add_argument("--epsilon", type=float, default=1.0,
+                         help="epsilon at which the claims are evaluated (default 1)")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    run = commands.add_parser("run", help="simulate algorithms and report their regret")
+    run.add_argument("algorithms", nargs="+", metavar="ALGO", help="registered algorithm name(s)")
+    run.add_argument("--variant", default=None, help="variant (default: each algorithm's default)")
+    run.add_argument("--epsilon", type=float, default=None, help="privacy parameter epsilon")
+    where = run.add_mutually_exclusive_group(required=True)
+    where.add_argument("--means", type=float, nargs="+", help="Bernoulli arm means in [0, 1]")
+    where.add_argument("--setting", help="a named setting of the papers (see `dpbandits list`)")
+    run.add_argument("--horizon", type=int, default=None,
+                     help="horizon T (default: the setting's horizon)")
+    run.add_argument("--runs", type=int, default=20, help="independent runs R (default 20)")
+    run.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    run.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    run.add_argument("--out", default="dpbandits-out", help="output folder for CSV and PNG")
+    run.add_argument("--log-x", action="store_true", help="logarithmic time axis in the plot")
+    run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dpbandits`` console script."""
+    try:
+        args = _build_parser().parse_args(argv)
+        if args.command == "list":
+            return _list(args)
+        return _run(args)
+    except DPBanditsError as error:
+        print(f"dpbandits: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dpbandits: interrupted", file=sys.stderr)
+        return 130
+
+
+def _list(args: argparse.Namespace) -> int:
+    epsilon = check_epsilon(args.epsilon)
+    infos = algorithms(epsilon)
+    if args.json:
+        print(json.dumps([info.__dict__ for info in infos], indent=2))
+        return 0
+    print(f"Privacy claims evaluated at epsilon = {epsilon:g}; [row] = one reward vector replaced.\n")
+    for info in infos:
+        horizon = ", needs T" if info.needs_horizon else ""
+        print(f"{info.name}  ({info.title}; {info.feedback}{horizon})")
+        print(f"    paper:    {info.paper}")
+        for variant, claim in info.claims.items():
+            default = " (default)" if variant == info.default_variant else ""
+            print(f"    {variant + default + ':':<22}{claim}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.setting is not None:
+        setting = get_setting(args.setting)
+        source = setting.environment()
+        horizon = setting.horizon if args.horizon is None else args.horizon
+    else:
+        source = Bernoulli(np.array(args.means))
+        if args.horizon is None:
+            raise DPBanditsError("--horizon is required with --means")
+        horizon = args.horizon
+    T = check_positive_int(horizon, "horizon")
+    runs = check_positive_int(args.runs, "runs")
+    seed = check_positive_int(args.seed, "seed", minimum=0)
+    workers = check_positive_int(args.workers, "workers")
+    factories = []
+    for name in args.algorithms:
+        cls = get(name)
+        if cls.private and args.epsilon is None:
+            raise DPBanditsError(f"{name} is private: --epsilon is required")
+        epsilon = check_epsilon(args.epsilon) if cls.private else None
+        factories.append(spec(name, source.K, epsilon=epsilon, variant=args.variant, T=T))
+
+    results = []
+    for factory in factories:
+        label = factory.name + (f"[{factory.variant}]" if factory.variant else "")
+        with _progress(runs * T, label, disabled=args.no_progress) as bar:
+            results.append(simulate(factory, source, T, runs=runs, seed=seed, workers=workers,
+                                    progress=bar.update))
+
+    print(f"means = {source.means.tolist()}, T = {T}, runs = {runs}, seed = {seed}")
+    print(f"{'algorithm':<28}{'pseudo-regret (95% CI)':<34}{'realised regret (95% CI)'}")
+    for factory, result in zip(factories, results):
+        print(f"{_label(factory):<28}{_interval(result, 'pseudo'):<34}{_interval(result, 'realised')}")
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"run-{'+'.join(args.algorithms)}-eps{args.epsilon}-T{T}-R{runs}-seed{seed}"
+    csv_path, png_path = out / f"{stem}.csv", out / f"{stem}.png"
+    _write_csv(csv_path, factories, results)
+    _plot(png_path, factories, results, source.means, log_x=args.log_x)
+    print(f"wrote {csv_path} and {png_path}")
+    return 0
+
+
+def _label(factory) -> str:
+    cls = get(factory.name)
+    if len(cls.variants) == 1:
+        return factory.name
+    return f"{factory.name}[{factory.variant or cls.default_variant}]"
+
+
+def _interval(result: SimulationResult, kind: str) -> str:
+    mean, low, high = result.final(kind)
+    if np.isnan(low):
+        return f"{mean:.1f} (one run: no interval)"
+    return f"{mean:.1f} ({low:.1f}, {high:.1f})"
+
+
+def _write_csv(path: Path, factories, results) -> None:
+    rows = [("algorithm", "t", "pseudo_mean", "pseudo_low", "pseudo_high",
+             "realised_mean", "realised_low", "realised_high")]
+    for factory, result in zip(factories, results):
+        pseudo_band = result.confidence_band("pseudo")
+        realised_band = result.confidence_band("realised")
+        pseudo, realised = result.mean_curve("pseudo"), result.mean_curve("realised")
+        for i, t in enumerate(result.checkpoints):
+            rows.append((_label(factory), int(t), pseudo[i], pseudo_band[0][i], pseudo_band[1][i],
+                         realised[i], realised_band[0][i], realised_band[1][i]))
+    _atomic_write(path, lambda handle: csv.writer(handle).writerows(rows), mode="w")
+
+
+def _plot(path: Path, factories, results, means: np.ndarray, *, log_x: bool) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for factory, result in zip(factories, results):
+        mean = result.mean_curve()
+        low, high = result.confidence_band()
+        axes.plot(result.checkpoints, mean, label=_label(factory))
+        if result.runs > 1:
+            axes.fill_between(result.checkpoints, low, high, alpha=0.2)
+    axes.set_xlabel("round t")
+    axes.set_ylabel("pseudo-regret (mean, 95% CI)")
+    axes.set_title(f"means = {np.round(means, 3).tolist()}, runs = {results[0].runs}", fontsize=9)
+    if log_x:
+        axes.set_xscale("log")
+    axes.legend()
+    figure.tight_layout()
+    _atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120), mode="wb")
+    plt.close(figure)
+
+
+def _atomic_write(path: Path, write, mode: str) -> None:
+    """Write through a temporary file in the same folder and rename: never a half-written file."""
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, mode, **({"newline": ""} if "b" not in mode else {})) as handle:
+            write(handle)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+class _progress:
+    """A tqdm bar on stderr (or nothing), used as a context manager with ``update(n)``."""
+
+    def __init__(self, total: int, label: str, disabled: bool) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, desc=label, unit=" run-rounds", unit_scale=True,
+                        disable=disabled, file=sys.stderr, leave=False)
+
+    def __enter__(self):
+        return self.bar
+
+    def __exit__(self, *exc) -> None:
+        self.bar.close()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

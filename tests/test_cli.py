@@ -1,0 +1,58 @@
+"""The command line.
+
+Kinds: smoke (list, run writes its files), exact (bad input: one line on stderr, exit 2).
+"""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from dpbandits.cli import main
+from dpbandits.reference import ALGORITHMS
+
+
+@pytest.mark.smoke
+def test_list_shows_every_algorithm_with_paper_and_claim(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in ALGORITHMS:
+        assert f"\n{name}  (" in out
+    assert "paper:" in out and "DP [row]" in out
+
+
+@pytest.mark.smoke
+def test_run_prints_regret_and_writes_csv_and_png(tmp_path, capsys):
+    code = main(["run", "ucb1", "anytime-lazy-ucb", "--means", "0.7", "0.5", "--epsilon", "1",
+                 "--horizon", "300", "--runs", "6", "--seed", "1", "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "anytime-lazy-ucb" in out and "(" in out
+    csvs, pngs = list(tmp_path.glob("*.csv")), list(tmp_path.glob("*.png"))
+    assert len(csvs) == 1 and len(pngs) == 1 and pngs[0].stat().st_size > 1000
+    rows = list(csv.DictReader(csvs[0].open()))
+    assert {row["algorithm"] for row in rows} == {"ucb1", "anytime-lazy-ucb"}
+    assert int(rows[-1]["t"]) == 300
+    assert not list(tmp_path.glob(".*"))  # no temporary files left behind
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("argv, needle", [
+    (["run", "no-such-algo", "--means", "0.5", "0.4", "--horizon", "10"], "unknown algorithm"),
+    (["run", "anytime-lazy-ucb", "--means", "0.5", "0.4", "--horizon", "10", "--epsilon", "0"], "epsilon"),
+    (["run", "anytime-lazy-ucb", "--means", "0.5", "0.4", "--horizon", "10"], "--epsilon is required"),
+    (["run", "ucb1", "--means", "0.5", "1.4", "--horizon", "10"], "means"),
+    (["run", "ucb1", "--means", "0.5", "nan", "--horizon", "10"], "means"),
+    (["run", "ucb1", "--means", "0.5", "--horizon", "10"], "K >= 2"),
+    (["run", "ucb1", "--means", "0.5", "0.4", "--horizon", "0"], "horizon"),
+    (["run", "ucb1", "--setting", "nope", "--horizon", "10"], "unknown setting"),
+    (["run", "ucb1", "--means", "0.5", "0.4"], "--horizon is required"),
+    (["run", "ucb1"], "required"),
+    (["frobnicate"], "invalid choice"),
+    (["list", "--epsilon", "-2"], "epsilon"),
+])
+def test_bad_input_prints_one_line_and_exits_2(argv, needle, capsys, tmp_path):
+    assert main(argv + ["--out", str(tmp_path)] if argv[0] == "run" else argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("dpbandits: error:") and needle in err[0]
