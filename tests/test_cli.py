@@ -51,6 +51,8 @@ def test_run_prints_regret_and_writes_csv_and_png(tmp_path, capsys):
     (["run", "ucb1"], "required"),
     (["frobnicate"], "invalid choice"),
     (["list", "--epsilon", "-2"], "epsilon"),
+    (["run", "ucb1", "--means", "0.5", "0.4", "--horizon", "5", "--param", "foo=1"], "unknown parameter"),
+    (["run", "ucb1", "--means", "0.5", "0.4", "--horizon", "5", "--param", "oops"], "NAME=VALUE"),
 ])
 def test_bad_input_prints_one_line_and_exits_2(argv, needle, capsys, tmp_path):
     assert main(argv + ["--out", str(tmp_path)] if argv[0] == "run" else argv) == 2

@@ -54,6 +54,8 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="horizon T (default: the setting's horizon)")
     run.add_argument("--runs", type=int, default=20, help="independent runs R (default 20)")
     run.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                     help="an algorithm parameter, e.g. --param interval=y (repeatable)")
     run.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     run.add_argument("--out", default="dpbandits-out", help="output folder for CSV and PNG")
     run.add_argument("--log-x", action="store_true", help="logarithmic time axis in the plot")
@@ -113,7 +115,8 @@ def _run(args: argparse.Namespace) -> int:
         if cls.private and args.epsilon is None:
             raise DPBanditsError(f"{name} is private: --epsilon is required")
         epsilon = check_epsilon(args.epsilon) if cls.private else None
-        factories.append(spec(name, source.K, epsilon=epsilon, variant=args.variant, T=T))
+        factories.append(spec(name, source.K, epsilon=epsilon, variant=args.variant, T=T,
+                              **_params(args.param)))
 
     results = []
     for factory in factories:
@@ -135,6 +138,24 @@ def _run(args: argparse.Namespace) -> int:
     _plot(png_path, factories, results, source.means, log_x=args.log_x)
     print(f"wrote {csv_path} and {png_path}")
     return 0
+
+
+def _params(pairs: list[str]) -> dict[str, object]:
+    """Parse NAME=VALUE pairs; values become int, float or str, in that order of preference."""
+    params: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.isidentifier():
+            raise DPBanditsError(f"--param must look like NAME=VALUE, got {pair!r}")
+        value: object = text
+        for convert in (int, float):
+            try:
+                value = convert(text)
+                break
+            except ValueError:
+                continue
+        params[name] = value
+    return params
 
 
 def _label(factory) -> str:

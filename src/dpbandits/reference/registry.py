@@ -8,6 +8,7 @@ paper, setting, variants and privacy claim.
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,11 @@ def make(name: str, K: int, *, epsilon: float | None = None, runs: int = 1,
     non-private baselines (so that a sweep over epsilon can include them).
     """
     cls = get(name)
+    accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "K", "runs", "rng",
+                                                                    "epsilon", "variant", "T"}
+    unknown = sorted(set(params) - accepted)
+    if unknown:
+        raise DPBanditsError(f"unknown parameter(s) {unknown} for {name}; it accepts {sorted(accepted)}")
     kwargs: dict[str, Any] = dict(runs=runs, rng=rng, **params)
     if cls.private:
         if epsilon is None:
