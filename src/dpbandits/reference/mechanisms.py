@@ -36,6 +36,7 @@ from ..errors import DPBanditsError, check_epsilon, check_positive_int
 
 __all__ = [
     "laplace",
+    "binary_step",
     "LogarithmicCounter",
     "BinaryCounter",
     "HybridCounter",
@@ -120,7 +121,7 @@ class _Grid:
         return x
 
 
-def _binary_step(alpha: np.ndarray, alpha_hat: np.ndarray, tau: np.ndarray, x: np.ndarray,
+def binary_step(alpha: np.ndarray, alpha_hat: np.ndarray, tau: np.ndarray, x: np.ndarray,
                  scale: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One insertion into binary mechanisms at local times ``tau`` (rows of alpha are counters).
 
@@ -189,7 +190,7 @@ class BinaryCounter(_Grid):
             raise DPBanditsError(f"a binary counter holds at most horizon = {self.horizon} items")
         self.n[flat] += 1
         alpha, alpha_hat = self.alpha[flat], self.alpha_hat[flat]
-        self._value[flat] = _binary_step(alpha, alpha_hat, self.n[flat], x, self.scale, self.rng)
+        self._value[flat] = binary_step(alpha, alpha_hat, self.n[flat], x, self.scale, self.rng)
         self.alpha[flat], self.alpha_hat[flat] = alpha, alpha_hat
 
 
@@ -231,7 +232,7 @@ class HybridCounter(_Grid):
             k = _floor_log2(n)
             tau = n - np.left_shift(1, k)
             alpha, alpha_hat = self.alpha[inside], self.alpha_hat[inside]
-            binary = _binary_step(alpha, alpha_hat, tau, x[~power], k / self.eps_B, self.rng)
+            binary = binary_step(alpha, alpha_hat, tau, x[~power], k / self.eps_B, self.rng)
             self.alpha[inside], self.alpha_hat[inside] = alpha, alpha_hat
             self._value[inside] = self.log_release[inside] + binary
 
