@@ -24,12 +24,13 @@ def _cases():
             cls = get(name)
         except ImportError:
             continue  # reported by test_every_registered_algorithm_imports
-        if cls.feedback == "bandit":
+        if cls.feedback in ("bandit", "full"):
             cases.extend(pytest.param(name, v.name, id=f"{name}[{v.name}]") for v in cls.variants)
     return cases
 
 
 CASES = _cases()
+BANDIT_CASES = [case for case in CASES if get(case.values[0]).feedback == "bandit"]
 MEANS = np.array([0.8, 0.6, 0.5])
 T = 120
 
@@ -71,7 +72,7 @@ def test_deterministic_under_a_seed(name, variant):
 
 
 @pytest.mark.exact
-@pytest.mark.parametrize("name, variant", CASES)
+@pytest.mark.parametrize("name, variant", BANDIT_CASES)
 def test_hidden_rewards_are_never_read(name, variant):
     """Changing every reward the bandit feedback hides leaves the actions unchanged."""
     table = Bernoulli(MEANS).table(T, np.random.default_rng(5))
@@ -113,6 +114,10 @@ def test_bad_input_is_refused(name, variant):
         make(name, 3, epsilon=1.0, rng=0, variant="no-such-variant", T=T)
     policy = make(name, 3, epsilon=1.0, rng=0, variant=variant, T=T)
     actions = policy.act(1)
+    shape = (1,) if cls.feedback == "bandit" else (1, 3)
     for bad in (1.5, -0.1, float("nan")):
         with pytest.raises(DPBanditsError, match=r"\[0, 1\]"):
-            policy.observe(1, actions, np.full(1, bad))
+            policy.observe(1, actions, np.full(shape, bad))
+    wrong = (1, 3) if cls.feedback == "bandit" else (1,)
+    with pytest.raises(DPBanditsError, match="shape"):
+        policy.observe(1, actions, np.full(wrong, 0.5))

@@ -27,7 +27,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import DPBanditsError, check_positive_int
-from .environments import Bernoulli, BetaArms, RewardSource, Table, as_source
+from .environments import Bernoulli, BetaArms, Deterministic, RewardSource, Table, as_source
 from .policy import Policy, PolicyBase
 
 __all__ = ["RUNS_PER_BLOCK", "PolicyFactory", "SimulationResult", "simulate", "default_checkpoints"]
@@ -159,7 +159,7 @@ def _run_block(factory: PolicyFactory, source: RewardSource, T: int, runs: int,
     # Reference policies are trusted to act within 0..K-1 (the contract tests check it) and are
     # told that the engine's rewards are already validated; anything else is checked every round.
     trusted = isinstance(policy, PolicyBase)
-    if trusted and isinstance(source, (Bernoulli, BetaArms, Table)):
+    if trusted and isinstance(source, (Bernoulli, BetaArms, Deterministic, Table)):
         policy.validate_feedback = False
     full_information = policy.feedback == "full"
     gaps, mu_star = source.gaps, source.mu_star

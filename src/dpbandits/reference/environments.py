@@ -25,6 +25,10 @@ __all__ = [
     "Bernoulli",
     "BetaArms",
     "Table",
+    "Deterministic",
+    "rewards_from_losses",
+    "lower_bound_instance",
+    "cyclic_instance",
     "Setting",
     "SETTINGS",
     "get_setting",
@@ -158,6 +162,77 @@ class Table(RewardSource):
         return self.X[:T].copy()
 
 
+@dataclass(frozen=True, eq=False)
+class Deterministic(RewardSource):
+    """Every round's reward vector is ``means`` (Wu and Wang's deterministic setting, spec 004 2.5).
+
+    Wu and Wang write losses: ``Deterministic.from_losses(mu)`` holds the rewards ``1 - mu``.
+    """
+
+    means: np.ndarray
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "means", check_means(self.means))
+
+    @classmethod
+    def from_losses(cls, losses) -> "Deterministic":
+        return cls(1.0 - check_means(losses, "losses"))
+
+    def rewards(self, rng: np.random.Generator, t: int, actions: np.ndarray) -> np.ndarray:
+        return self.means[actions]
+
+    def rows(self, rng: np.random.Generator, t: int, R: int) -> np.ndarray:
+        return np.broadcast_to(self.means, (R, self.K))
+
+    def table(self, T: int, rng: np.random.Generator) -> np.ndarray:
+        return np.tile(self.means, (check_positive_int(T, "T"), 1))
+
+    def __repr__(self) -> str:
+        return f"Deterministic(means={self.means.tolist()})"
+
+
+def rewards_from_losses(losses) -> np.ndarray:
+    """The reward table 1 - L of a loss table L (T, K) in [0, 1] (spec 004 section 2.2).
+
+    Report-noisy-max on reward sums picks the same action as on negated loss sums, and gaps
+    and regret are unchanged, so loss-based papers run on the reward engine through this map.
+    """
+    return 1.0 - check_table(losses, name="loss table")
+
+
+def lower_bound_instance(K: int, Delta: float, j: int = 1) -> Bernoulli:
+    """Theorem 12 of Hu, Huang, Mehta & Hegde (spec 002 section 4.8): the instance P_j.
+
+    K independent Bernoulli arms with mean 1/2 + Delta for arm j (1-based) and 1/2 for the others;
+    every suboptimal gap is Delta. The theorem needs Delta in (0, 1/4) and K >= 4.
+    """
+    K = check_positive_int(K, "K", minimum=4)
+    if not 0 < Delta < 0.25:
+        raise DPBanditsError(f"Delta must lie in (0, 1/4) for Theorem 12, got {Delta}")
+    if not 1 <= j <= K:
+        raise DPBanditsError(f"j must be an action in 1..{K}, got {j}")
+    means = np.full(K, 0.5)
+    means[j - 1] += Delta
+    return Bernoulli(means)
+
+
+def cyclic_instance(K: int, Delta: float, l: int = 1) -> Deterministic:
+    """Theorem 3 of Wu and Wang (spec 004 section 4.8): the deterministic instance P^(l).
+
+    Losses mu_l = 0, mu_(l-1) = mu_(l+1) = Delta (indices cyclic), 1 elsewhere; as rewards 1 - mu.
+    The proof needs K >= 6 and Delta in (0, 1].
+    """
+    K = check_positive_int(K, "K", minimum=6)
+    if not 0 < Delta <= 1:
+        raise DPBanditsError(f"Delta must lie in (0, 1], got {Delta}")
+    if not 1 <= l <= K:
+        raise DPBanditsError(f"l must be an action in 1..{K}, got {l}")
+    losses = np.ones(K)
+    losses[l - 1] = 0.0
+    losses[(l - 2) % K] = losses[l % K] = Delta
+    return Deterministic.from_losses(losses)
+
+
 @dataclass(frozen=True)
 class Setting:
     """A named experiment setting of one of the papers."""
@@ -169,9 +244,13 @@ class Setting:
     runs: int
     source: str
     note: str = ""
+    law: str = "bernoulli"
+    """``bernoulli`` (independent arms) or ``deterministic`` (every row equals ``means``)."""
 
-    def environment(self) -> Bernoulli:
-        """The setting's environment: independent Bernoulli arms (see each spec's section 5)."""
+    def environment(self) -> RewardSource:
+        """The setting's environment (see each spec's section 5)."""
+        if self.law == "deterministic":
+            return Deterministic(np.array(self.means))
         return Bernoulli(np.array(self.means))
 
     @property
@@ -201,6 +280,19 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in [
     Setting("hu-journal-setting2", (0.5, 0.4, 0.4, 0.4, 0.4), 1_000_000,
             (0.25, 0.5, 1.0), 20,
             "Hu, Huang, Mehta & Hegde (arXiv:2102.07929v3), Sec. 6, setting 2, Fig. 2"),
+    # Full information. The papers run no full-information experiments; these are their
+    # lower-bound instances and the deterministic examples of spec 004, with rewards = 1 - losses.
+    Setting("hu-journal-thm12", tuple(lower_bound_instance(10, 0.1).means), 100_000,
+            (0.25, 0.5, 1.0), 20,
+            "Hu, Huang, Mehta & Hegde (arXiv:2102.07929v3), Theorem 12: instance P_1, K = 10, "
+            "Delta = 0.1"),
+    Setting("wu-wang-thm3", tuple(cyclic_instance(8, 0.05).means), 2 ** 16,
+            (0.05, 0.2, 1.0), 20,
+            "Wu & Wang (arXiv:2502.10997), Theorem 3: cyclic instance P^(1), K = 8, "
+            "Delta_min = 0.05 (spec 004 section 6.6)", law="deterministic"),
+    Setting("wu-wang-deterministic", (1.0, 0.5, 0.0), 10, (1.0,), 20,
+            "Wu & Wang (arXiv:2502.10997), deterministic setting; spec 004 section 6.5 losses "
+            "(0, 0.5, 1)", law="deterministic"),
 ]}
 
 

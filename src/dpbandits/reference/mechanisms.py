@@ -107,8 +107,14 @@ class _Grid:
         return view
 
     def _flat(self, where) -> np.ndarray:
-        flat = np.ravel_multi_index(where, self.shape) if isinstance(where, tuple) else np.asarray(where)
+        try:
+            flat = np.ravel_multi_index(where, self.shape) if isinstance(where, tuple) else np.asarray(where)
+        except ValueError:
+            raise DPBanditsError(f"where must index counters of the grid of shape {self.shape}") from None
         flat = np.atleast_1d(flat).astype(np.int64)
+        # A negative flat index would silently wrap around to another counter.
+        if flat.size and (flat.min() < 0 or flat.max() >= self.size):
+            raise DPBanditsError(f"where must index counters 0..{self.size - 1} of the grid")
         if flat.size != np.unique(flat).size:
             raise DPBanditsError("insert() may add at most one item to each counter per call")
         return flat

@@ -32,6 +32,11 @@ ALGORITHMS: dict[str, str] = {
     "lazy-dp-ts": "bandit.lazy_dp_ts:LazyDPTS",
     "dp-se": "bandit.dp_se:DPSE",
     "adap-klucb": "bandit.adap_klucb:AdaPKLUCB",
+    "ftl": "fullinfo.ftl:FTL",
+    "hedge": "fullinfo.hedge:Hedge",
+    "naive-ftnl": "fullinfo.naive_ftnl:NaiveFTNL",
+    "rnm-ftnl": "fullinfo.rnm_ftnl:RNMFTNL",
+    "rnm-ftnl-bq": "fullinfo.rnm_ftnl_bq:RNMFTNLBQ",
 }
 
 

@@ -1,0 +1,204 @@
+"""DP-SE: differentially private Successive Elimination, with epochs synchronised across arms.
+
+Citation: T. Sajed, O. Sheffet. *An Optimal Private Stochastic-MAB Algorithm Based on an Optimal
+Private Stopping Rule.* ICML 2019 (PMLR 97:5579-5588), arXiv:1905.09383. It is the experimental
+baseline of Hu, Huang and Mehta (arXiv:2102.07929, section 6) and of the journal version with
+N. Hegde (arXiv:2102.07929v3, section 6), both with beta = 1/T. Neither paper prints the
+algorithm: this module follows the reconstruction of spec 000 section 3.6 (copied into spec 002
+section 3.7.1), whose testable properties are spec 000 section 6.4.
+
+Pseudocode (spec 000 section 3.6; ``l.N`` numbers its statements in order; ``e`` is the epoch
+index, not Euler's number, and ``|S|`` is the size of S before the epoch's elimination)::
+
+    l.1   input: K arms, eps, confidence beta (default 1/T), horizon T
+    l.2   S <- [K]; e <- 0
+    l.3   while |S| > 1 and rounds remain:
+    l.4       e <- e + 1; Delta_e <- 2^-e
+    l.5       R_e <- ceil(max{32 ln(8|S|e^2/beta) / Delta_e^2, 8 ln(4|S|e^2/beta) / (eps Delta_e)})
+    l.6       reset the epoch sums; pull every arm of S exactly R_e times
+    l.7       for a in S: mu~_a <- (sum of a's R_e rewards of epoch e) / R_e + Lap(1/(eps R_e))
+    l.8       h_e <- sqrt(ln(8|S|e^2/beta) / (2 R_e));  c_e <- ln(4|S|e^2/beta) / (R_e eps)
+    l.9       S <- {a in S : max_{a' in S} mu~_a' - mu~_a <= 2 (h_e + c_e)}
+    l.10  pull the remaining arm until T
+
+Privacy claim (Sajed and Sheffet; spec 000 section 3.6): epsilon-DP for the whole action
+sequence under the replacement of one reward vector (relation ROW). True: the vector of round t
+is seen only through the pulled arm's reward, which enters one epoch mean of one arm
+(sensitivity 1/R_e), released once with Lap(1/(eps R_e)); the epoch means of different arms and
+epochs are over disjoint rewards, the schedule (R_e, the pull order) depends only on earlier
+releases, and the eliminations read only the releases (post-processing). An epoch cut short by
+the horizon releases nothing.
+
+Confidence (used by the tests): with probability at least 1 - beta pi^2/12 > 1 - beta, every
+released mean of every epoch lies within h_e + c_e of its arm's true mean (Hoeffding gives
+beta/(4|S|e^2) per arm and epoch, the exact Laplace tail the same), and on that event the best
+arm is never eliminated. R_e makes h_e <= Delta_e/8 and c_e <= Delta_e/8.
+
+Regret (Sajed and Sheffet): O(sum_{a: Delta_a > 0} log T / Delta_a + K log T / eps), and
+O(sqrt(K T log T) + K log T / eps) independent of the instance (their Theorem 4.4).
+
+Deviations:
+1. Sajed and Sheffet's own pseudocode could not be retrieved; the constants (the two terms of
+   R_e, the noise Lap(1/(eps R_e)), the threshold 2(h_e + c_e) and |S| as the pre-elimination
+   size) are the spec's reconstruction, which agrees with a public implementation read for this
+   module.
+2. ``rounding="ceil"`` (default) is the spec's R_e. ``rounding="plus-one"`` is the public
+   implementations' "max{...} + 1": they pull int(max{...} + 1) = floor(max{...}) + 1 times,
+   which differs from the ceiling only when the maximum is an integer. Both variants here use the
+   integer R_e in h_e and c_e; the implementation read used the unrounded max{...} + 1 there.
+3. The order of pulls inside an epoch is unspecified (the public implementations differ):
+   ``order="round-robin"`` (default) cycles through S in increasing arm order; ``order="blocks"``
+   pulls each arm of S R_e times in a row, in increasing arm order. Either order is fixed before
+   the epoch's rewards are seen, so the privacy argument is unchanged.
+4. beta defaults to 1/T, the value of both Hu et al. papers' experiments (and of Azize and Basu's);
+   any beta in (0, 1] may be given.
+5. The policy refuses rounds t > T: l.5 and l.8 depend on T through beta, and the horizon it was
+   built for is part of the algorithm.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import DPBanditsError, check_positive_int, check_probability
+from ..mechanisms import laplace
+from ..policy import PolicyBase
+from ..privacy import Guarantee, PrivacyClaim, Variant
+
+__all__ = ["DPSE", "ROUNDINGS", "ORDERS", "epoch_length", "round_epoch_length",
+           "elimination_threshold"]
+
+ROUNDINGS = ("ceil", "plus-one")
+"""How the bound of l.5 becomes a pull count: ceil(x) (the spec) or floor(x) + 1 (deviation 2)."""
+
+ORDERS = ("round-robin", "blocks")
+"""Order of the pulls inside an epoch (deviation 3)."""
+
+_SOURCE = "Sajed & Sheffet (ICML 2019, arXiv:1905.09383), privacy of DP-SE; spec 000 section 3.6"
+
+
+def round_epoch_length(bound, rounding: str = "ceil") -> np.ndarray:
+    """The pull count R_e for a real lower bound: ceil(bound), or floor(bound) + 1."""
+    bound = np.asarray(bound, dtype=float)
+    if rounding == "ceil":
+        return np.ceil(bound).astype(np.int64)
+    if rounding == "plus-one":
+        return (np.floor(bound) + 1.0).astype(np.int64)
+    raise DPBanditsError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
+
+
+def epoch_length(e, n_active, epsilon: float, beta: float, rounding: str = "ceil") -> np.ndarray:
+    """R_e of l.5 for epoch index ``e`` >= 1 and ``n_active`` = |S| arms (arrays broadcast)."""
+    e = np.asarray(e, dtype=float)
+    S = np.asarray(n_active, dtype=float)
+    delta_e = np.exp2(-e)                                                        # [l.4]
+    hoeffding = 32.0 * np.log(8.0 * S * e ** 2 / beta) / delta_e ** 2
+    noise = 8.0 * np.log(4.0 * S * e ** 2 / beta) / (epsilon * delta_e)
+    return round_epoch_length(np.maximum(hoeffding, noise), rounding)            # [l.5]
+
+
+def elimination_threshold(e, n_active, R, epsilon: float, beta: float) -> np.ndarray:
+    """2 (h_e + c_e) of l.8-l.9 for epoch ``e``, |S| = ``n_active`` and R_e = ``R``."""
+    e = np.asarray(e, dtype=float)
+    S = np.asarray(n_active, dtype=float)
+    R = np.asarray(R, dtype=float)
+    h = np.sqrt(np.log(8.0 * S * e ** 2 / beta) / (2.0 * R))                     # [l.8]
+    c = np.log(4.0 * S * e ** 2 / beta) / (R * epsilon)
+    return 2.0 * (h + c)
+
+
+class DPSE(PolicyBase):
+    """DP-SE of Sajed and Sheffet, batch-first: each run has its own active set and epoch."""
+
+    name = "dp-se"
+    title = "DP-SE"
+    paper = "Sajed & Sheffet (ICML 2019, arXiv:1905.09383), DP-SE"
+    needs_horizon = True
+    variants = (Variant("paper", "DP-SE as reconstructed in spec 000 section 3.6; no erratum"),)
+
+    def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
+                 tie_break: str = "first", T: int | None = None, beta: float | None = None,
+                 rounding: str = "ceil", order: str = "round-robin") -> None:
+        super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
+                         tie_break=tie_break)
+        if T is None:
+            raise DPBanditsError("DP-SE needs its horizon: T is required")
+        self.T = check_positive_int(T, "T")      # T: the horizon (l.1)
+        # beta: the confidence of l.5 and l.8, 1/T unless given (deviation 4)
+        self.beta = 1.0 / self.T if beta is None else check_probability(beta, "beta",
+                                                                         open_right=False)
+        if rounding not in ROUNDINGS:
+            raise DPBanditsError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
+        if order not in ORDERS:
+            raise DPBanditsError(f"order must be one of {ORDERS}, got {order!r}")
+        self.rounding = rounding
+        self.order = order
+        shape = (self.runs, self.K)
+        self.active = np.ones(shape, dtype=bool)        # S, one row per run           [l.2]
+        self.n_active = np.full(self.runs, self.K, np.int64)   # |S|
+        self.e = np.ones(self.runs, np.int64)           # e: the current epoch          [l.4]
+        self.R = self._epoch_length(self.e, self.n_active)     # R_e of the current epoch [l.5]
+        self.pos = np.zeros(self.runs, np.int64)        # pulls made in the current epoch
+        self.sums = np.zeros(shape)                     # reward sums of the current epoch
+        self.mu_tilde = np.full(shape, np.nan)          # mu~_a released at the last epoch end
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        guarantee = Guarantee(self.epsilon)
+        return PrivacyClaim(guarantee, guarantee, "holds", _SOURCE,
+                            "each reward enters one arm's epoch mean (sensitivity 1/R_e), "
+                            "released once with Lap(1/(eps R_e)); eliminations are "
+                            "post-processing")
+
+    @property
+    def done(self) -> np.ndarray:
+        """Runs whose active set is a single arm (l.10)."""
+        return self.n_active == 1
+
+    def _epoch_length(self, e: np.ndarray, n_active: np.ndarray) -> np.ndarray:
+        return epoch_length(e, n_active, self.epsilon, self.beta, self.rounding)
+
+    def act(self, t: int) -> np.ndarray:
+        if t > self.T:
+            raise DPBanditsError(f"DP-SE was built for horizon T = {self.T}; got round t = {t}")
+        # The slot: which arm of S, counted in increasing arm order, the epoch pulls now.
+        if self.order == "round-robin":
+            slot = self.pos % self.n_active                                      # [l.6]
+        else:
+            slot = self.pos // self.R                                            # [l.6]
+        slot = np.where(self.done, 0, slot)                                      # [l.10]
+        rank = np.cumsum(self.active, axis=1)
+        return np.argmax(rank > slot[:, None], axis=1)
+
+    def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
+        x = self.check_observation(t, actions, feedback)
+        going = np.flatnonzero(~self.done)
+        if going.size == 0:
+            return
+        self.sums[going, actions[going]] += x[going]                             # [l.6]
+        self.pos[going] += 1
+        ended = going[self.pos[going] == self.n_active[going] * self.R[going]]
+        if ended.size:
+            self._end_epoch(ended)
+
+    def _end_epoch(self, i: np.ndarray) -> None:
+        """Release the epoch means of runs ``i``, eliminate, and start their next epoch."""
+        active = self.active[i]
+        R = self.R[i]
+        run, arm = np.nonzero(active)                  # one draw per (run, active arm)
+        scale = 1.0 / (self.epsilon * R[run])
+        noise = laplace(self.rng, scale, run.size)
+        mu = np.full(active.shape, -np.inf)
+        mu[run, arm] = self.sums[i[run], arm] / R[run] + noise                   # [l.7]
+        self.mu_tilde[i[run], arm] = mu[run, arm]
+        threshold = elimination_threshold(self.e[i], self.n_active[i], R,        # [l.8]
+                                          self.epsilon, self.beta)
+        best = mu.max(axis=1, keepdims=True)
+        keep = active & (best - mu <= threshold[:, None])                        # [l.9]
+        self.active[i] = keep
+        self.n_active[i] = keep.sum(axis=1)
+        self.sums[i] = 0.0
+        self.pos[i] = 0
+        self.e[i] += 1                                                           # [l.4]
+        more = i[self.n_active[i] > 1]                                           # [l.3]
+        self.R[more] = self._epoch_length(self.e[more], self.n_active[more])     # [l.5]

@@ -1,0 +1,159 @@
+"""DP-UCB-BOUND: UCB on hybrid-mechanism sums, with the mechanism's error bound added to the index.
+
+Citation: A. C. Y. Tossou, C. Dimitrakakis. *Algorithms for Differentially Private Multi-Armed
+Bandits.* AAAI 2016 (HAL hal-01234427, arXiv:1511.08681), Algorithm 1, Theorems 3.1 and 3.2,
+eq. (2.2). Spec 001 sections 3.0, 3.4 and 3.6. The hybrid mechanism is Chan, Shi and Song's
+(ICALP 2010), see :class:`dpbandits.reference.mechanisms.HybridCounter`.
+
+Pseudocode (Algorithm 1; the paper prints no line numbers, so ``l.N`` counts its statements in
+order, ``end`` lines not counted)::
+
+    l.1   input: eps, the differential privacy parameter
+    l.2   instantiate K hybrid mechanisms H_1..H_K, one for each arm a
+    l.3   for t = 1..T:
+    l.4       if t <= K:
+    l.5           play arm a = t and observe the reward r_t
+    l.6           insert r_t into H_a
+    l.7       else:
+    l.8           for all arms a:
+    l.9               s_a(t) <- total sum released by H_a
+    l.10              if n_{a,t} is a power of 2:
+    l.11                  nu_a <- (sqrt 8 / eps) ln(4 t^4)
+    l.12              else:
+    l.13                  nu_a <- (sqrt 8 / eps) ln(4 t^4) log2 n_{a,t} + (sqrt 8 / eps) ln(4 t^4)
+    l.14          pull a_t = argmax_a s_a(t)/n_{a,t} + sqrt(2 ln t / n_{a,t}) + nu_a / n_{a,t}
+    l.15          observe the reward r_t
+    l.16          insert r_t into H_{a_t}
+
+nu_a is the error bound (2.2) of the hybrid mechanism at n = n_{a,t} and gamma = t^-4; at a power
+of 2 only its logarithmic-mechanism term applies (no binary noise is present). It depends on t
+and n_{a,t} only, never on rewards.
+
+Privacy claim (Theorem 3.1): epsilon-DP after any number of plays, for the whole action sequence,
+under the change of one reward (relation ROW: one row of the reward table). Argument: each arm's
+hybrid mechanism is DP for its whole release sequence, one reward enters exactly one mechanism
+(parallel composition) and the actions are a function of the releases and of data-independent
+counts (post-processing). The argument needs a hybrid mechanism that is epsilon-DP. With the
+paper's noise scales (Lap(1/eps) in the logarithmic part, Lap(k/eps) in the binary part) it is
+only 2 epsilon-DP: reward 2^k + 1 of an arm lies in one logarithmic block at Lap(1/eps) and in k
+binary nodes at Lap(k/eps), so the released sums lose exactly 2 eps (spec 001 FLAG-8). Variant
+``paper`` is therefore proven 2 eps-DP and its claim is false; variant ``corrected`` (the
+default) splits the budget as Chan et al. do, eps/2 + eps/2, and is epsilon-DP.
+
+Regret (Theorem 3.2, as stated): for any 0 < lambda_0 < 1,
+R <= sum_{a: Delta_a > 0} max(B (ln B + 7), 8 ln t / (lambda_0^2 Delta_a)) + Delta_a (1 + 2 pi^2 / 3),
+B = sqrt(8) ln(4 t^4) / (eps (1 - lambda_0)). The proof supports a bound with Delta_a inside B and
+a factor 2 more (spec 001 FLAG-18, FLAG-28); the ``corrected`` variant doubles nu_a, which only
+changes constants.
+
+Deviations:
+1. Default variant ``corrected``: hybrid budgets eps_L = eps_B = eps/2 and nu_a computed with
+   eps/2 in place of eps, so the index still bounds the mechanism's error (spec 001 FLAG-8). The
+   printed scales are variant ``paper``, proven only 2 eps-DP.
+2. The hybrid mechanism is Chan et al.'s construction: the binary part started at 2^k holds items
+   2^k + 1 .. 2^(k+1) - 1 at the fixed node scale k / eps_B, not the "log t / eps" of the varying
+   t, and not a tree whose root also holds item 2^k (spec 001 FLAG-7, FLAG-9).
+3. ``log`` is ln in the radius sqrt(2 ln t / n) and in ln(4 t^4); the log n_{a,t} in nu_a counts
+   tree levels and is log2 (spec 001 FLAG-5). ``tree_log_base="e"`` gives ln n_{a,t} instead.
+4. The radius uses ln t with t the current round, as printed (spec 001 FLAG-10).
+5. Ties go to the lowest arm by default (spec 001 FLAG-6; probability 0 under Laplace noise).
+6. Rewards outside [0, 1] are refused (spec 001 section 3.0 item 5): privacy assumes
+   sensitivity 1, and the paper does not say how it is enforced.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import DPBanditsError
+from ..mechanisms import HybridCounter
+from ..policy import PolicyBase
+from ..privacy import Guarantee, PrivacyClaim, Variant
+
+__all__ = ["DPUCBBound"]
+
+_SOURCE = "Tossou & Dimitrakakis (AAAI 2016), Theorem 3.1"
+_SPLIT = {"corrected": "chan", "paper": "paper"}
+_SQRT8 = math.sqrt(8.0)
+
+
+def tree_log(base: float | str):
+    """The log used for the tree depth in nu_a: log2 (default) or ln (spec 001 FLAG-5)."""
+    if isinstance(base, str):
+        base = base.strip().lower()
+    if base in (2, "2"):
+        return np.log2
+    if base in ("e", math.e):
+        return np.log
+    raise DPBanditsError(f"tree_log_base must be 2 or 'e', got {base!r}")
+
+
+class DPUCBBound(PolicyBase):
+    """DP-UCB-BOUND of Tossou and Dimitrakakis, batch-first."""
+
+    name = "dp-ucb-bound"
+    title = "DP-UCB-BOUND"
+    paper = "Tossou & Dimitrakakis (AAAI 2016), Alg. 1"
+    variants = (
+        Variant("corrected", "hybrid budget split eps/2 + eps/2 (Chan et al.) and nu_a at eps/2: "
+                             "eps-DP (spec 001 FLAG-8)"),
+        Variant("paper", "noise scales as printed, Lap(1/eps) and Lap(k/eps): 2 eps-DP "
+                         "(spec 001 FLAG-8)"),
+    )
+    default_variant = "corrected"
+
+    def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
+                 tie_break: str = "first", tree_log_base: float | str = 2) -> None:
+        super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
+                         tie_break=tie_break)
+        self._tree_log = tree_log(tree_log_base)
+        shape = (self.runs, self.K)
+        # H_a: one hybrid mechanism per (run, arm); its value is s_a(t).               [Alg.1 l.2]
+        self.H = HybridCounter(shape, self.epsilon, self.rng, split=_SPLIT[self.variant])
+        self.eps_L, self.eps_B = self.H.eps_L, self.H.eps_B
+        self.n = np.zeros(shape, np.int64)   # n_{a,t}: pulls of arm a before round t
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        claimed = Guarantee(self.epsilon)
+        proven = Guarantee(self.eps_L + self.eps_B)
+        if self.variant == "corrected":
+            return PrivacyClaim(claimed, proven, "holds", _SOURCE,
+                                "each reward enters one arm's hybrid mechanism, eps/2 in the "
+                                "logarithmic part plus eps/2 in one binary part; actions are "
+                                "post-processing")
+        return PrivacyClaim(claimed, proven, "false", _SOURCE,
+                            "with the printed scales Lap(1/eps) and Lap(k/eps) reward 2^k + 1 of "
+                            "an arm lies in one logarithmic block and k binary nodes, so the "
+                            "released sums lose 2 eps (spec 001 FLAG-8); the proof assumes an "
+                            "eps-DP hybrid mechanism")
+
+    def nu(self, t: int) -> np.ndarray:
+        """nu_a of Algorithm 1 for every run and arm at round t, from n_{a,t} only.
+
+        Eq. (2.2) with gamma = t^-4 and the hybrid budgets of the variant:
+        sqrt(8) ln(4 t^4) (1/eps_L + [n not a power of 2] log2(n) / eps_B).
+        """
+        n = self.n
+        c = _SQRT8 * math.log(4 * t ** 4)
+        power = (n & (n - 1)) == 0                                               # [Alg.1 l.10]
+        levels = np.where(power, 0.0, self._tree_log(np.maximum(n, 1)) / self.eps_B)
+        return c * (levels + 1.0 / self.eps_L)                                   # [Alg.1 l.11-13]
+
+    def index(self, t: int) -> np.ndarray:
+        """s_a(t)/n_{a,t} + sqrt(2 ln t / n_{a,t}) + nu_a / n_{a,t}, shape (runs, K)."""
+        n = self.n.astype(float)
+        s = self.H.value                                                         # [Alg.1 l.9]
+        return s / n + np.sqrt(2.0 * math.log(t) / n) + self.nu(t) / n          # [Alg.1 l.14]
+
+    def act(self, t: int) -> np.ndarray:
+        if t <= self.K:
+            return np.full(self.runs, t - 1)                                     # [Alg.1 l.5]
+        return self.argmax(self.index(t))                                        # [Alg.1 l.14]
+
+    def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
+        r = self.check_observation(t, actions, feedback)
+        self.H.insert((self._rows, actions), r)                                  # [Alg.1 l.6, l.16]
+        self.n[self._rows, actions] += 1

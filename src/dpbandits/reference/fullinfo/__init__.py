@@ -1,0 +1,1 @@
+"""Full-information (decision-theoretic online learning) algorithms: the learner sees whole rows."""
