@@ -255,14 +255,14 @@ class EpochRNM:
         T = table.shape[0]
         if acts.shape[1] != T:
             raise DPBanditsError(f"actions must have T = {T} columns, got shape {acts.shape}")
-        log_laws = np.log(self.choice_laws(table))
+        with np.errstate(divide="ignore"):      # an impossible action has log-probability -inf
+            log_laws = np.log(self.choice_laws(table))
         total = np.zeros(acts.shape[0])
         for e in range(epochs_played(T)):
             first, last = epoch_rounds(e)
             block = acts[:, first - 1:min(last, T)]
             constant = np.all(block == block[:, :1], axis=1)
-            with np.errstate(divide="ignore"):
-                total += np.where(constant, log_laws[e][block[:, 0]], -np.inf)
+            total += np.where(constant, log_laws[e][block[:, 0]], -np.inf)
         return total if np.ndim(actions) == 2 else total[0]
 
     def deterministic_pseudo_regret(self, means: np.ndarray, T: int) -> float:
