@@ -1,11 +1,11 @@
-"""Throughput of every registered bandit algorithm: run-rounds per second at K = 5.
+"""Throughput of every registered algorithm: run-rounds per second at K = 5.
 
 Usage: python benchmarks/throughput.py [--budget RUN_ROUNDS] [--algorithms A B ...]
 
 For each algorithm and R in {1, 1e3, 1e4, 1e5} it simulates R runs for T rounds, with T chosen
 so that R * T is about the budget (at least 200 rounds, so that the initial phase does not
 dominate), on the Bernoulli setting hu-journal-setting1 (means 0.75, 0.625, 0.5, 0.375, 0.25),
-in one process. It prints a Markdown table. Figures are measured, single-threaded, wall clock.
+in one process; full-information algorithms draw whole reward rows, bandit ones one reward. It prints a Markdown table. Figures are measured, single-threaded, wall clock.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ def measure(name: str, runs: int, budget: int) -> tuple[int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=4_000_000, help="run-rounds per measurement")
-    parser.add_argument("--algorithms", nargs="+", default=None, help="default: every bandit algorithm")
+    parser.add_argument("--algorithms", nargs="+", default=None,
+                        help="default: every bandit and full-information algorithm")
     args = parser.parse_args()
-    names = args.algorithms or [n for n in ALGORITHMS if get(n).feedback == "bandit"]
+    names = args.algorithms or [n for n in ALGORITHMS if get(n).feedback in ("bandit", "full")]
     print("| algorithm | " + " | ".join(f"R = {r:g}" for r in RUNS) + " |")
     print("|---|" + "---|" * len(RUNS))
     for name in names:
