@@ -9,6 +9,14 @@ records, at a set of checkpoints, each run's
 plus the final pull counts and, on request, the whole action sequences (the audit needs them for
 short horizons). Nothing of shape (R, T) is held unless ``record_actions`` is set.
 
+**Feedback models** (the policy's ``feedback`` attribute): ``bandit`` (an action is one arm; the
+policy sees its reward), ``full`` (one arm; the policy sees the whole row) and ``semi`` (an action
+is a super arm, an (R, k) array of base arms; the policy sees their rewards, in the same order).
+For ``semi`` the source must state its ``optimal_value`` (the best expected return of a super arm,
+e.g. a max-weight basis of a matroid) and regret is ``optimal_value - sum of the chosen means``.
+A policy with ``observes_round_zero`` set gets one free observation of the whole row 0 before
+round 1 (``observe(0, None, row)``), as the matroid algorithms' initialisation prescribes.
+
 **Seeding.** The ``runs`` are split into blocks of :data:`RUNS_PER_BLOCK` runs. Block ``b`` gets the
 ``b``-th child of ``SeedSequence(seed)``, which it splits once more into a stream for the rewards
 and a stream for the policy. A result therefore depends only on ``seed`` (and the block size,
@@ -161,30 +169,52 @@ def _run_block(factory: PolicyFactory, source: RewardSource, T: int, runs: int,
     trusted = isinstance(policy, PolicyBase)
     if trusted and isinstance(source, (Bernoulli, BetaArms, Deterministic, Table)):
         policy.validate_feedback = False
-    full_information = policy.feedback == "full"
-    gaps, mu_star = source.gaps, source.mu_star
+    mode = policy.feedback
     rows = np.arange(runs)
+    if mode == "semi":
+        best = getattr(source, "optimal_value", None)
+        if best is None:
+            raise DPBanditsError("a semi-bandit policy needs a source with an optimal_value "
+                                 "(for example a matroid environment)")
+        means = source.means
+        width = getattr(policy, "super_arm_size", None)
+        shape = (runs, T, width) if width else None
+    else:
+        gaps, mu_star = source.gaps, source.mu_star
+        shape = (runs, T)
     pseudo = np.zeros(runs)
     realised = np.zeros(runs)
     pulls = np.zeros((runs, source.K), dtype=np.int64)
     pseudo_at = np.empty((runs, checkpoints.size))
     realised_at = np.empty((runs, checkpoints.size))
-    actions_seen = np.empty((runs, T), dtype=np.int32) if record_actions else None
+    if record_actions and shape is None:
+        raise DPBanditsError("recording super arms needs the policy's super_arm_size")
+    actions_seen = np.empty(shape, dtype=np.int32) if record_actions else None
     next_cp, cp_index = int(checkpoints[0]), 0
     report_every = max(1, T // 100)
+    if getattr(policy, "observes_round_zero", False):
+        policy.observe(0, None, source.rows(env_rng, 0, runs))
     for t in range(1, T + 1):
         actions = policy.act(t)
         if not trusted:
-            actions = _checked_actions(actions, runs, source.K, t)
-        if full_information:
+            actions = _checked_actions(actions, runs, source.K, t, mode)
+        if mode == "full":
             feedback = source.rows(env_rng, t, runs)
             obtained = feedback[rows, actions]
+        elif mode == "semi":
+            feedback = source.rows(env_rng, t, runs)[rows[:, None], actions]
+            obtained = feedback.sum(axis=1)
         else:
             obtained = feedback = source.rewards(env_rng, t, actions)
         policy.observe(t, actions, feedback)
-        pseudo += gaps[actions]
-        realised += mu_star - obtained
-        pulls[rows, actions] += 1
+        if mode == "semi":
+            pseudo += best - means[actions].sum(axis=1)
+            realised += best - obtained
+            pulls[rows[:, None], actions] += 1
+        else:
+            pseudo += gaps[actions]
+            realised += mu_star - obtained
+            pulls[rows, actions] += 1
         if actions_seen is not None:
             actions_seen[:, t - 1] = actions
         if t == next_cp:
@@ -197,8 +227,15 @@ def _run_block(factory: PolicyFactory, source: RewardSource, T: int, runs: int,
     return pseudo_at, realised_at, pulls, actions_seen
 
 
-def _checked_actions(actions: np.ndarray, runs: int, K: int, t: int) -> np.ndarray:
-    if not isinstance(actions, np.ndarray) or actions.shape != (runs,) or actions.dtype.kind not in "iu":
+def _checked_actions(actions: np.ndarray, runs: int, K: int, t: int, mode: str = "bandit") -> np.ndarray:
+    if mode == "semi":
+        if (not isinstance(actions, np.ndarray) or actions.ndim != 2 or actions.shape[0] != runs
+                or actions.dtype.kind not in "iu"):
+            raise DPBanditsError(f"act({t}) must return an integer array of shape ({runs}, k), "
+                                 f"got {actions!r}")
+        if runs and np.any(np.diff(np.sort(actions, axis=1), axis=1) == 0):
+            raise DPBanditsError(f"act({t}) returned a super arm with a repeated base arm")
+    elif not isinstance(actions, np.ndarray) or actions.shape != (runs,) or actions.dtype.kind not in "iu":
         raise DPBanditsError(f"act({t}) must return an integer array of shape ({runs},), got {actions!r}")
     if runs and (actions.min() < 0 or actions.max() >= K):
         raise DPBanditsError(f"act({t}) returned an arm outside 0..{K - 1}")

@@ -127,15 +127,22 @@ class Table(RewardSource):
     """One fixed reward table shared by every run (the audit shape).
 
     ``means`` default to the column means of the table; pass the generating means to measure
-    pseudo-regret against them instead.
+    pseudo-regret against them instead. ``X0`` is an optional row 0 (shape (K,)), the free
+    observation of every arm that the matroid algorithms make before round 1.
     """
 
     X: np.ndarray
     means: np.ndarray = None  # type: ignore[assignment]
+    X0: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         X = check_table(self.X, name="table")
         object.__setattr__(self, "X", X)
+        if self.X0 is not None:
+            X0 = check_table(np.asarray(self.X0, dtype=float)[None, :], name="row 0")[0]
+            if X0.shape != (X.shape[1],):
+                raise DPBanditsError(f"row 0 must have K = {X.shape[1]} entries, got {X0.shape}")
+            object.__setattr__(self, "X0", X0)
         means = X.mean(axis=0) if self.means is None else check_means(self.means)
         if means.shape != (X.shape[1],):
             raise DPBanditsError(f"means must have K = {X.shape[1]} entries, got {means.shape}")
@@ -146,6 +153,10 @@ class Table(RewardSource):
         return int(self.X.shape[0])
 
     def _row(self, t: int) -> np.ndarray:
+        if t == 0:
+            if self.X0 is None:
+                raise DPBanditsError("this policy observes a row 0 before round 1: give the table X0")
+            return self.X0
         if not 1 <= t <= self.X.shape[0]:
             raise DPBanditsError(f"round t = {t} is beyond the table's horizon T = {self.X.shape[0]}")
         return self.X[t - 1]
