@@ -79,7 +79,7 @@ _SPLIT = {"corrected": "chan", "paper": "paper"}
 _SQRT8 = math.sqrt(8.0)
 
 
-def tree_log(base: float | str):
+def _tree_log_of(base: float | str):
     """The log used for the tree depth in nu_a: log2 (default) or ln (spec 001 FLAG-5)."""
     if isinstance(base, str):
         base = base.strip().lower()
@@ -108,7 +108,7 @@ class DPUCBBound(PolicyBase):
                  tie_break: str = "first", tree_log_base: float | str = 2) -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          tie_break=tie_break)
-        self._tree_log = tree_log(tree_log_base)
+        self._tree_log = _tree_log_of(tree_log_base)
         shape = (self.runs, self.K)
         # H_a: one hybrid mechanism per (run, arm); its value is s_a(t).               [Alg.1 l.2]
         self.H = HybridCounter(shape, self.epsilon, self.rng, split=_SPLIT[self.variant])
