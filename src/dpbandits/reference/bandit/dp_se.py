@@ -40,20 +40,24 @@ O(sqrt(K T log T) + K log T / eps) independent of the instance (their Theorem 4.
 Deviations:
 1. Sajed and Sheffet's own pseudocode could not be retrieved; the constants (the two terms of
    R_e, the noise Lap(1/(eps R_e)), the threshold 2(h_e + c_e) and |S| as the pre-elimination
-   size) are the spec's reconstruction, which agrees with a public implementation read for this
-   module.
+   size) are the spec's reconstruction. One public implementation uses the same constants.
 2. ``rounding="ceil"`` (default) is the spec's R_e. ``rounding="plus-one"`` is the public
    implementations' "max{...} + 1": they pull int(max{...} + 1) = floor(max{...}) + 1 times,
-   which differs from the ceiling only when the maximum is an integer. Both variants here use the
-   integer R_e in h_e and c_e; the implementation read used the unrounded max{...} + 1 there.
+   which differs from the ceiling only when the maximum is an integer. Both roundings here use
+   the integer R_e in h_e and c_e; that implementation uses the unrounded max{...} + 1 there.
 3. The order of pulls inside an epoch is unspecified (the public implementations differ):
    ``order="round-robin"`` (default) cycles through S in increasing arm order; ``order="blocks"``
    pulls each arm of S R_e times in a row, in increasing arm order. Either order is fixed before
    the epoch's rewards are seen, so the privacy argument is unchanged.
-4. beta defaults to 1/T, the value of both Hu et al. papers' experiments (and of Azize and Basu's);
-   any beta in (0, 1] may be given.
+4. beta defaults to 1/T, the value of both Hu et al. papers' experiments (and of Azize and
+   Basu's); any beta in (0, 1] may be given.
 5. The policy refuses rounds t > T: l.5 and l.8 depend on T through beta, and the horizon it was
-   built for is part of the algorithm.
+   built for is part of the algorithm. Epoch lengths above 2^62 pulls are refused (they need an
+   absurdly small epsilon or beta).
+6. The Laplace draws come from one stream, at each epoch end one per (run, active arm) in that
+   order, not from noise indexed by the slot (epoch, arm) (spec 000 section 6.5): same law.
+7. DP-SE breaks no ties (l.9 keeps every arm within the threshold of the best release);
+   ``tie_break`` is accepted for a uniform interface and has no effect.
 """
 
 from __future__ import annotations
@@ -74,12 +78,16 @@ ROUNDINGS = ("ceil", "plus-one")
 ORDERS = ("round-robin", "blocks")
 """Order of the pulls inside an epoch (deviation 3)."""
 
+_MAX_LENGTH = 2.0 ** 62
 _SOURCE = "Sajed & Sheffet (ICML 2019, arXiv:1905.09383), privacy of DP-SE; spec 000 section 3.6"
 
 
 def round_epoch_length(bound, rounding: str = "ceil") -> np.ndarray:
     """The pull count R_e for a real lower bound: ceil(bound), or floor(bound) + 1."""
     bound = np.asarray(bound, dtype=float)
+    if not np.all(bound < _MAX_LENGTH):
+        raise DPBanditsError(f"the epoch length exceeds 2^62 pulls (bound {np.max(bound):.3g}); "
+                             "epsilon or beta is too small for DP-SE")
     if rounding == "ceil":
         return np.ceil(bound).astype(np.int64)
     if rounding == "plus-one":
