@@ -14,6 +14,7 @@ import csv
 import json
 import os
 import sys
+import time
 import tempfile
 from pathlib import Path
 from typing import Sequence
@@ -60,6 +61,36 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default="dpbandits-out", help="output folder for CSV and PNG")
     run.add_argument("--log-x", action="store_true", help="logarithmic time axis in the plot")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    audit = commands.add_parser("audit", help="estimate a lower bound on epsilon and test the claim")
+    audit.add_argument("algorithm", nargs="?", metavar="ALGO", help="registered algorithm name")
+    audit.add_argument("--all", action="store_true", help="audit every algorithm and variant")
+    audit.add_argument("--command", dest="external", metavar="'PROGRAM ARGS'",
+                       help="audit an external program speaking the line protocol")
+    audit.add_argument("--variant", default=None, help="variant (default: the algorithm's default)")
+    audit.add_argument("--epsilon", type=float, default=1.0, help="epsilon of the algorithm (default 1)")
+    audit.add_argument("--claim-epsilon", type=float, default=None,
+                       help="the epsilon an external program claims")
+    audit.add_argument("--arms", type=int, default=None, help="number of arms K")
+    audit.add_argument("--horizon", type=int, default=None, help="rounds T per run (default 16)")
+    audit.add_argument("--samples", type=int, default=None,
+                       help="test-sample runs per side (default 50000; 20000 per algorithm with --all)")
+    audit.add_argument("--alpha", type=float, default=0.05, help="1 - confidence (default 0.05)")
+    audit.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    audit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                       help="algorithm parameter (repeatable)")
+    audit.add_argument("--white-box", action="store_true",
+                       help="audit the noisy statistics the algorithm releases, not its actions")
+    audit.add_argument("--protocol", choices=("table", "interactive"), default="table",
+                       help="line protocol of the external program (default table)")
+    audit.add_argument("--feedback", choices=("bandit", "full"), default="bandit",
+                       help="what the external program observes (default bandit)")
+    audit.add_argument("--timeout", type=float, default=10.0,
+                       help="seconds an external program may take per run (default 10)")
+    audit.add_argument("--workers", type=int, default=1, help="worker processes for external programs")
+    audit.add_argument("--out", default="dpbandits-out", help="output folder for --all")
+    audit.add_argument("--json", action="store_true", help="print the result as JSON")
+    audit.add_argument("--no-progress", action="store_true", help="hide progress messages")
     return parser
 
 
@@ -69,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _build_parser().parse_args(argv)
         if args.command == "list":
             return _list(args)
+        if args.command == "audit":
+            return _audit(args)
         return _run(args)
     except DPBanditsError as error:
         print(f"dpbandits: error: {error}", file=sys.stderr)
@@ -138,6 +171,62 @@ def _run(args: argparse.Namespace) -> int:
     _plot(png_path, factories, results, source.means, log_x=args.log_x)
     print(f"wrote {csv_path} and {png_path}")
     return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from .audit import audit, audit_algorithm, audit_all, claims_table
+
+    chosen = [bool(args.algorithm), bool(args.all), bool(args.external)]
+    if sum(chosen) != 1:
+        raise DPBanditsError("give exactly one of ALGO, --all or --command")
+    say = (lambda message: None) if args.no_progress else (
+        lambda message: print(f"  {message}", file=sys.stderr, flush=True))
+    if args.all:
+        start = time.perf_counter()
+        results = audit_all(check_epsilon(args.epsilon), samples=args.samples or 20_000,
+                            alpha=args.alpha, seed=args.seed, progress=say)
+        table = claims_table(results)
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        _atomic_write(out / "audit-claims.md", lambda h: h.write(table + "\n"), mode="w")
+        _atomic_write(out / "audit-claims.json",
+                      lambda h: h.write(json.dumps([r.to_dict() for r in results], indent=1)), mode="w")
+        print(json.dumps([r.to_dict() for r in results], indent=1) if args.json else table)
+        print(f"\n{sum(r.verdict == 'violation' for r in results)} violation(s) in {len(results)} "
+              f"audits, {time.perf_counter() - start:.0f} s; wrote {out / 'audit-claims.md'} and "
+              f"{out / 'audit-claims.json'}", file=sys.stderr)
+        return 0
+    if args.external:
+        from .audit.external import CommandMechanism
+
+        if args.claim_epsilon is None or args.arms is None:
+            raise DPBanditsError("--command needs --claim-epsilon and --arms")
+        mechanism = CommandMechanism(args.external, check_positive_int(args.arms, "arms", minimum=2),
+                                     check_epsilon(args.claim_epsilon, "claim-epsilon"),
+                                     protocol=args.protocol, feedback=args.feedback,
+                                     workers=args.workers, timeout=args.timeout)
+        result = audit(mechanism, samples=args.samples or 20_000, alpha=args.alpha, seed=args.seed,
+                       T=args.horizon or 16, progress=say)
+    else:
+        result = audit_algorithm(args.algorithm, epsilon=check_epsilon(args.epsilon),
+                                 variant=args.variant, K=args.arms, T=args.horizon,
+                                 params=_params(args.param), samples=args.samples or 50_000,
+                                 alpha=args.alpha, seed=args.seed, white_box=args.white_box,
+                                 progress=say)
+    print(result.to_json(indent=1) if args.json else _describe(result))
+    return 0
+
+
+def _describe(result) -> str:
+    counts = result.counts
+    lines = [result.summary(),
+             f"  pair:  {result.pair['description']} (T = {result.pair['T']}, K = {result.pair['K']})",
+             f"  event: {result.event}",
+             f"  test sample: {counts.get('in_S_D0', '-')} of {counts['n_D0']} runs on D0 and "
+             f"{counts.get('in_S_D1', '-')} of {counts['n_D1']} on D1 in the event; selection "
+             f"{result.n_selection} runs per side and pair, {counts['candidate_pairs']} candidate pairs",
+             f"  point estimate (not a bound): {result.epsilon_estimate:.3f}; {result.seconds:.1f} s"]
+    return "\n".join(lines)
 
 
 def _params(pairs: list[str]) -> dict[str, object]:

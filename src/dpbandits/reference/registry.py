@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import DPBanditsError, check_positive_int
 from .policy import Policy, PolicyBase
 
-__all__ = ["ALGORITHMS", "get", "make", "spec", "algorithms", "AlgorithmSpec", "AlgorithmInfo"]
+__all__ = ["ALGORITHMS", "ALIASES", "canonical", "get", "make", "spec", "algorithms", "AlgorithmSpec", "AlgorithmInfo"]
 
 # name -> "module:Class", relative to dpbandits.reference; imported on first use.
 ALGORITHMS: dict[str, str] = {
@@ -37,13 +37,26 @@ ALGORITHMS: dict[str, str] = {
     "naive-ftnl": "fullinfo.naive_ftnl:NaiveFTNL",
     "rnm-ftnl": "fullinfo.rnm_ftnl:RNMFTNL",
     "rnm-ftnl-bq": "fullinfo.rnm_ftnl_bq:RNMFTNLBQ",
+    "omm": "matroid.omm:OMM",
+    "cts": "matroid.cts:CTS",
+    "dpucb-mat": "matroid.dpucb_mat:DPUCBMAT",
+    "dpts-mat": "matroid.dpts_mat:DPTSMAT",
 }
+
+
+ALIASES: dict[str, str] = {"ftnl": "rnm-ftnl"}
+"""Other names of registered algorithms (the conference version calls RNM-FTNL "FTNL")."""
+
+
+def canonical(name: str) -> str:
+    """The registered name of ``name`` (resolving aliases)."""
+    return ALIASES.get(name, name)
 
 
 def get(name: str) -> type[PolicyBase]:
     """The class of the registered algorithm ``name``; the error lists the known names."""
     try:
-        target = ALGORITHMS[name]
+        target = ALGORITHMS[canonical(name)]
     except KeyError:
         known = ", ".join(sorted(ALGORITHMS))
         raise DPBanditsError(f"unknown algorithm {name!r}; known algorithms: {known}") from None
@@ -60,6 +73,7 @@ def make(name: str, K: int, *, epsilon: float | None = None, runs: int = 1,
     ``T`` is passed only to algorithms that need their horizon; ``epsilon`` is ignored by the
     non-private baselines (so that a sweep over epsilon can include them).
     """
+    name = canonical(name)
     cls = get(name)
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "K", "runs", "rng",
                                                                     "epsilon", "variant", "T"}

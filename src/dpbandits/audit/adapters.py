@@ -1,0 +1,238 @@
+"""Black-box adapters: third-party Python code as a mechanism under test.
+
+Two shapes of user code are accepted, each for a single run:
+
+* :class:`PolicyMechanism` wraps an object following the act/observe protocol of
+  :mod:`dpbandits.reference.policy` for one run: ``factory(rng) -> policy``, then for rounds
+  t = 1..T ``policy.act(t)`` returns the arm (an int or a length-1 integer array) and
+  ``policy.observe(t, action, feedback)`` receives the pulled arm's reward as a float (``bandit``)
+  or the whole row as a read-only (K,) array (``full``). The policy sees round t's rewards only
+  after it has acted in round t.
+* :class:`CallableMechanism` wraps ``fn(table, rng) -> actions``: the whole read-only (T, K) table
+  and a generator in, the T actions out. Nothing stops ``fn`` from reading rewards before acting;
+  that is the author's responsibility (the audit tests the action sequence either way).
+
+Seeding: run ``i`` of ``sample(table, n, seed)`` gets the generator built from the ``i``-th child
+of ``SeedSequence(seed)`` (:func:`run_seeds`), and nothing else, so a result depends only on
+``(seed, i)`` and never on ``workers`` or the chunking. User code must draw all its randomness
+from that generator; code that keeps state between runs (a module-level RNG, a cache) breaks
+this, and no adapter can detect it in general.
+
+Every output is checked (shape, integer type, range 0..K-1, NaN) and every exception raised by
+user code is turned into a :class:`~dpbandits.errors.DPBanditsError` naming the run, the round
+and the problem, with the original exception chained.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from ..reference.environments import Table
+from ..reference.privacy import Guarantee
+from .mechanism import Mechanism, as_table
+
+__all__ = ["PolicyMechanism", "CallableMechanism", "run_seeds", "claimed_guarantee",
+           "checked_sample_arguments"]
+
+FEEDBACK_MODELS = ("bandit", "full")
+
+CHUNKS_PER_WORKER = 4
+"""Chunks handed to each worker process (load balance only; results never depend on it)."""
+
+
+def run_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
+    """The seed of every run: run ``i`` gets the ``i``-th child of ``SeedSequence(seed)``."""
+    return np.random.SeedSequence(seed).spawn(n)
+
+
+def claimed_guarantee(claim_epsilon: float | None) -> Guarantee | None:
+    """The pure-DP guarantee a black box claims (whole-row neighbours), or None if non-private."""
+    if claim_epsilon is None:
+        return None
+    return Guarantee(check_epsilon(claim_epsilon, "claim_epsilon"))
+
+
+def checked_sample_arguments(table: Table | np.ndarray, n: int, seed: int, K: int,
+                             label: str) -> tuple[Table, int, int]:
+    """Check the arguments of ``sample`` once for every kind of black box."""
+    table = as_table(table)
+    if table.K != K:
+        raise DPBanditsError(f"{label} has K = {K} arms but the table has {table.K}")
+    return table, check_positive_int(n, "n"), check_positive_int(seed, "seed", minimum=0)
+
+
+def _checked_feedback_model(feedback: str) -> str:
+    if feedback not in FEEDBACK_MODELS:
+        raise DPBanditsError(f"feedback must be one of {FEEDBACK_MODELS}, got {feedback!r}")
+    return feedback
+
+
+def _read_only(X: np.ndarray) -> np.ndarray:
+    """A private read-only copy: user code can neither alter the table nor pass notes between runs."""
+    X = np.array(X, dtype=float)
+    X.setflags(write=False)
+    return X
+
+
+class _PythonMechanism(Mechanism):
+    """Shared plumbing: argument checks, per-run seeds, chunks over worker processes."""
+
+    def __init__(self, K: int, claim_epsilon: float | None, feedback: str, workers: int,
+                 label: str) -> None:
+        self.K = check_positive_int(K, "K", minimum=2)
+        self.claimed = claimed_guarantee(claim_epsilon)
+        self.feedback = _checked_feedback_model(feedback)
+        self.workers = check_positive_int(workers, "workers")
+        self.label = str(label)
+
+    def sample(self, table: Table | np.ndarray, n: int, seed: int) -> np.ndarray:
+        """``n`` independent runs on ``table``: an int32 array of shape (n, T), arms in 0..K-1."""
+        table, n, seed = checked_sample_arguments(table, n, seed, self.K, self.label)
+        X = _read_only(table.X)
+        seeds = run_seeds(seed, n)
+        if self.workers == 1 or n == 1:
+            return self._run_chunk(X, 0, seeds)
+        size = max(1, math.ceil(n / (self.workers * CHUNKS_PER_WORKER)))
+        starts = range(0, n, size)
+        try:
+            with ProcessPoolExecutor(max_workers=min(self.workers, len(starts))) as pool:
+                futures = [pool.submit(self._run_chunk, X, start, seeds[start:start + size])
+                           for start in starts]
+                return np.concatenate([future.result() for future in futures])
+        except DPBanditsError:
+            raise
+        except BrokenProcessPool as error:
+            raise DPBanditsError(f"{self.label}: a worker process died (did the user code exit "
+                                 f"the interpreter?): {error}") from error
+        except Exception as error:  # the user object could not be sent to a worker process
+            raise DPBanditsError(f"{self.label}: workers = {self.workers} needs user code that "
+                                 f"can be pickled (defined at module level): "
+                                 f"{type(error).__name__}: {error}") from error
+
+    def _run_chunk(self, X: np.ndarray, start: int,
+                   seeds: list[np.random.SeedSequence]) -> np.ndarray:
+        actions = np.empty((len(seeds), X.shape[0]), dtype=np.int32)
+        for offset, run_seed in enumerate(seeds):
+            actions[offset] = self._run(X, np.random.default_rng(run_seed), start + offset)
+        return actions
+
+    def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(label={self.label!r}, K={self.K}, "
+                f"claimed={self.claimed}, feedback={self.feedback!r}, workers={self.workers})")
+
+
+class PolicyMechanism(_PythonMechanism):
+    """A single-run act/observe policy built by ``factory(rng)``, run ``n`` times.
+
+    ``K``: arms. ``claim_epsilon``: the epsilon the code claims (epsilon-DP of the action sequence
+    under whole-row neighbours), or None for a non-private policy. ``feedback``: ``bandit`` (the
+    policy observes the pulled arm's reward, a float) or ``full`` (the whole row, a read-only (K,)
+    array). ``workers > 1`` runs chunks of runs in that many processes (the factory must then be
+    picklable); the result is identical.
+    """
+
+    def __init__(self, factory: Callable[[np.random.Generator], Any], K: int,
+                 claim_epsilon: float | None, feedback: str = "bandit", *, workers: int = 1,
+                 label: str | None = None) -> None:
+        if not callable(factory):
+            raise DPBanditsError(f"factory must be callable (rng -> policy), got {factory!r}")
+        self.factory = factory
+        super().__init__(K, claim_epsilon, feedback, workers,
+                         label or f"policy {getattr(factory, '__name__', type(factory).__name__)}")
+
+    def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
+        where = f"{self.label}: run {i}"
+        policy = _call(where, "factory(rng)", self.factory, rng)
+        full = self.feedback == "full"
+        actions = np.empty(X.shape[0], dtype=np.int32)
+        for t in range(1, X.shape[0] + 1):
+            value = _call(where, f"policy.act({t})", policy.act, t)
+            action = _checked_action(value, self.K, f"{where}: policy.act({t})")
+            feedback = X[t - 1] if full else float(X[t - 1, action])
+            _call(where, f"policy.observe({t}, ...)", policy.observe, t, action, feedback)
+            actions[t - 1] = action
+        return actions
+
+
+class CallableMechanism(_PythonMechanism):
+    """A function ``fn(table, rng) -> actions`` mapping the (T, K) table to T actions, run ``n`` times.
+
+    ``table`` is a read-only float array; ``rng`` is the run's ``numpy.random.Generator``. The
+    result must be a sequence of T integers in 0..K-1. ``feedback`` only records what the function
+    is meant to use (for the audit's choice of pairs); it cannot be enforced.
+    """
+
+    def __init__(self, fn: Callable[[np.ndarray, np.random.Generator], Any], K: int,
+                 claim_epsilon: float | None, feedback: str = "bandit", *, workers: int = 1,
+                 label: str | None = None) -> None:
+        if not callable(fn):
+            raise DPBanditsError(f"fn must be callable (table, rng -> actions), got {fn!r}")
+        self.fn = fn
+        super().__init__(K, claim_epsilon, feedback, workers,
+                         label or f"function {getattr(fn, '__name__', type(fn).__name__)}")
+
+    def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
+        where = f"{self.label}: run {i}"
+        output = _call(where, "fn(table, rng)", self.fn, X, rng)
+        return _checked_sequence(output, X.shape[0], self.K, where)
+
+
+def _call(where: str, what: str, function: Callable[..., Any], *args: Any) -> Any:
+    """Call user code; any exception becomes a DPBanditsError naming the run and the call."""
+    try:
+        return function(*args)
+    except Exception as error:
+        raise DPBanditsError(f"{where}: {what} raised {type(error).__name__}: {error}") from error
+
+
+def _checked_action(value: Any, K: int, where: str) -> int:
+    """One action from user code: an integer (or a length-1 integer array) in 0..K-1."""
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value)
+    if isinstance(value, np.ndarray):
+        if value.size != 1 or value.ndim > 1:
+            raise DPBanditsError(f"{where} must return one arm (an int or a length-1 array), "
+                                 f"got an array of shape {value.shape}")
+        value = value.reshape(())[()]
+    if isinstance(value, (bool, np.bool_)):
+        raise DPBanditsError(f"{where} returned the boolean {value!r}; an arm is an integer")
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        raise DPBanditsError(f"{where} returned NaN; an arm is an integer in 0..{K - 1}")
+    if not isinstance(value, (int, np.integer)):
+        raise DPBanditsError(f"{where} returned {value!r} of type {type(value).__name__}; "
+                             f"an arm is an integer in 0..{K - 1}")
+    if not 0 <= value < K:
+        raise DPBanditsError(f"{where} returned arm {int(value)}, outside 0..{K - 1}")
+    return int(value)
+
+
+def _checked_sequence(output: Any, T: int, K: int, where: str) -> np.ndarray:
+    """A whole action sequence from user code: T integers in 0..K-1."""
+    try:
+        actions = np.asarray(output)
+    except Exception as error:
+        raise DPBanditsError(f"{where}: the actions are not an array: {error}") from error
+    if actions.shape != (T,):
+        raise DPBanditsError(f"{where}: expected T = {T} actions (shape ({T},)), "
+                             f"got shape {actions.shape}")
+    if actions.dtype.kind == "f" and np.isnan(actions).any():
+        t = int(np.flatnonzero(np.isnan(actions))[0]) + 1
+        raise DPBanditsError(f"{where}: the action of round t = {t} is NaN")
+    if actions.dtype.kind not in "iu":
+        raise DPBanditsError(f"{where}: actions must be integers, got dtype {actions.dtype} "
+                             f"(first value {actions[0]!r})")
+    outside = (actions < 0) | (actions >= K)
+    if outside.any():
+        t = int(np.flatnonzero(outside)[0]) + 1
+        raise DPBanditsError(f"{where}: the action of round t = {t} is arm {int(actions[t - 1])}, "
+                             f"outside 0..{K - 1}")
+    return actions.astype(np.int32)
