@@ -121,7 +121,7 @@ def _list(args: argparse.Namespace) -> int:
     for info in infos:
         horizon = ", needs T" if info.needs_horizon else ""
         print(f"{info.name}  ({info.title}; {info.feedback}{horizon})")
-        print(f"    paper:    {info.paper}")
+        print(f"    source:   {info.paper}")
         for variant, claim in info.claims.items():
             default = " (default)" if variant == info.default_variant else ""
             print(f"    {variant + default + ':':<22}{claim}")

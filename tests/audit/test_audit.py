@@ -159,15 +159,15 @@ def test_correct_toys_and_counters_are_not_flagged(mechanism):
 def test_calibration_repeated_audits_flag_at_most_alpha():
     """Audits of a mechanism whose true epsilon equals its claim (the correct toy, claim set to its
     exact loss ln(2 e^(1/2) - 1)) must exceed the claim in at most a fraction alpha = 0.05 of
-    repetitions. 60 independent audits: more than 10 flags has probability < 1e-4 under
+    repetitions. 60 independent audits: more than 11 flags has probability < 1e-4 under
     Binomial(60, 0.05), so a false failure is that unlikely."""
     toy = ToyThreshold("correct", 1.0)
     toy.claimed = Guarantee(toy.true_epsilon)
     pair = candidate_pairs(2, 4)[0]
     flags = sum(event_audit(toy, [pair], n_selection=2000, n_test=4000, alpha=0.05,
                             seed=100 + i).verdict == "violation" for i in range(60))
-    assert flags <= 10
-    assert stats.binom.sf(10, 60, 0.05) < 1e-4
+    assert flags <= 11
+    assert stats.binom.sf(11, 60, 0.05) < 1e-4
 
 
 # --- exact audits, results and the command line ------------------------------------------------
