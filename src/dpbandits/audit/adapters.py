@@ -208,7 +208,8 @@ def _checked_action(value: Any, K: int, where: str) -> int:
     if isinstance(value, (float, np.floating)) and math.isnan(value):
         raise DPBanditsError(f"{where} returned NaN; an arm is an integer in 0..{K - 1}")
     if not isinstance(value, (int, np.integer)):
-        raise DPBanditsError(f"{where} returned {value!r} of type {type(value).__name__}; "
+        shown = value.item() if isinstance(value, np.generic) else value
+        raise DPBanditsError(f"{where} returned {shown!r} of type {type(value).__name__}; "
                              f"an arm is an integer in 0..{K - 1}")
     if not 0 <= value < K:
         raise DPBanditsError(f"{where} returned arm {int(value)}, outside 0..{K - 1}")
@@ -229,7 +230,7 @@ def _checked_sequence(output: Any, T: int, K: int, where: str) -> np.ndarray:
         raise DPBanditsError(f"{where}: the action of round t = {t} is NaN")
     if actions.dtype.kind not in "iu":
         raise DPBanditsError(f"{where}: actions must be integers, got dtype {actions.dtype} "
-                             f"(first value {actions[0]!r})")
+                             f"(first value {actions.ravel()[0].item()!r})")
     outside = (actions < 0) | (actions >= K)
     if outside.any():
         t = int(np.flatnonzero(outside)[0]) + 1

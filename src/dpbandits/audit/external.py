@@ -63,6 +63,7 @@ STDERR_LINES = 12
 """Lines of the program's stderr quoted in an error message."""
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_DIGITS = re.compile(r"[0-9]+")
 _END_OF_OUTPUT = object()
 
 
@@ -174,6 +175,7 @@ class _Session:
         self.process: subprocess.Popen | None = None
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
+        self._killed = False
 
     # ---- running the runs -------------------------------------------------------------------
 
@@ -212,7 +214,14 @@ class _Session:
                 sent += 1
             self._where = f"run {i} (seed {seeds[i]})"
             line = self._receive(f"the T = {T} actions of the run")
-            arms = [self._arm(word, f" in its answer {_shown(line)}") for word in line.split()]
+            words = line.split()
+            if len(words) == T and _DIGITS.fullmatch("".join(words)):     # the usual case
+                arms = list(map(int, words))
+                if max(arms) < K:
+                    actions[i] = arms
+                    continue
+            where = f" in its answer {_shown(line)}"
+            arms = [self._arm(word, where) for word in words]
             if len(arms) != T:
                 raise _Problem(f"answered {len(arms)} actions where T = {T} were expected: "
                                f"{_shown(line)}")
@@ -226,7 +235,7 @@ class _Session:
         for t in range(1, T + 1):
             line = self._receive(f"the action of round t = {t}")
             if line.strip() == "end":
-                raise _Problem(f"printed 'end' after {t - 1} actions; T = {T} were expected")
+                raise _Problem(f"printed 'end' after {t - 1} of T = {T} actions")
             action = self._arm(line.strip(), f" in round t = {t}")
             actions[t - 1] = action
             row = self.cells[t - 1]
@@ -334,6 +343,7 @@ class _Session:
             self.stop()
             raise _Problem(f"closed its output but did not exit within {self.m.timeout:g} s "
                            f"of 'quit'; it was stopped") from None
+        self.stop()                     # anything the program left running in its group
         if status != 0:
             raise _Problem(f"{_status_text(status)} after 'quit'{self._stderr_tail()}")
 
@@ -365,8 +375,9 @@ class _Session:
         outlive the program itself and hold its pipes open)."""
         with self._lock:
             process = self.process
-        if process is None:
-            return
+            if process is None or self._killed:
+                return
+            self._killed = True   # once only: later, the group's id may belong to others
         self._outbox.put(None)          # lets the writer thread finish
         try:
             if os.name == "posix":
