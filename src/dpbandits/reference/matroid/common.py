@@ -1,0 +1,124 @@
+"""What every matroid-bandit policy shares: the matroid argument, the feedback checks, the greedy
+call, and the privacy claim of the two private algorithms (DPUCB-MAT and DPTS-MAT).
+
+Protocol (the engine's ``semi`` feedback). ``K`` is the number of base arms L (the engine's K);
+the paper's K, the rank, is ``rank`` (also ``super_arm_size``). A policy that observes round 0
+gets ``observe(0, None, w0)`` with w0 of shape (runs, L) before round 1; ``act(t)`` returns the
+greedy basis of every run, shape (runs, rank), in insertion order; ``observe(t, actions, x)``
+gets x of shape (runs, rank), the weights of the chosen base arms in the same order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import DPBanditsError, check_rewards
+from ..policy import PolicyBase
+from ..privacy import Guarantee, PrivacyClaim
+from .greedy import greedy
+from .matroids import Matroid, Uniform
+
+__all__ = ["MatroidPolicy", "round_zero_claim", "ROUND_ZERO_COUNTEREXAMPLE"]
+
+ROUND_ZERO_COUNTEREXAMPLE = (
+    "synthetic instance (Table 2), eps = 2: w_0 = (1,1,1,0,0,0,0) vs (0,0,0,1,1,1,1) gives "
+    "P{A^1 = {e1, e2, e3}} = 0.2203 vs 0.02338, a privacy loss of 2.243 > 2 (spec 003 FLAG-2, T-P12)")
+
+
+class MatroidPolicy(PolicyBase):
+    """Plumbing shared by the matroid policies (no algorithmic content)."""
+
+    feedback = "semi"
+    observes_round_zero: bool = True
+
+    def __init__(self, K: int, *, runs: int = 1, rng, epsilon: float | None = None,
+                 variant: str | None = None, matroid: Matroid | None = None,
+                 tie_break: str = "first") -> None:
+        super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
+                         tie_break=tie_break)
+        if matroid is None:
+            matroid = Uniform(self.K, 1)
+        if not isinstance(matroid, Matroid):
+            raise DPBanditsError(f"matroid must be a Matroid over the K = {self.K} base arms, "
+                                 f"got {matroid!r}")
+        if matroid.L != self.K:
+            raise DPBanditsError(f"matroid has L = {matroid.L} base arms but K = {self.K}")
+        if matroid.rank < 1:
+            raise DPBanditsError("matroid must have rank >= 1")
+        self.matroid = matroid
+        self.L = self.K
+        self.rank = matroid.rank                # the paper's K: the size of every basis (Sec. 2.1)
+        self.super_arm_size = self.rank
+        self._round_zero_seen = False
+        self._cell_offset = np.arange(self.runs)[:, None] * self.L
+
+    def cells(self, actions: np.ndarray) -> np.ndarray:
+        """Flat indices into (runs, L) state arrays of each run's played base arms, row-major."""
+        return (self._cell_offset + actions).ravel()
+
+    def basis(self, scores: np.ndarray) -> np.ndarray:
+        """Algorithm 1 on every run's scores (runs, L): the bases (runs, rank), insertion order."""
+        keys = self.rng.random(scores.shape) if self.tie_break == "random" else None
+        return greedy(self.matroid, scores, tie_keys=keys)
+
+    def require_round_zero(self) -> None:
+        if self.observes_round_zero and not self._round_zero_seen:
+            raise DPBanditsError(f"{self.name} observes w_0 first: call observe(0, None, w0) with "
+                                 f"w0 of shape ({self.runs}, {self.L}) before act(1)")
+
+    def round_zero(self, t: int, actions, feedback: np.ndarray) -> np.ndarray:
+        """Check the free round-0 observation w_0, shape (runs, L), and return it as float."""
+        if not self.observes_round_zero:
+            raise DPBanditsError(f"{self.name} (as configured) does not observe a round 0")
+        if self._round_zero_seen:
+            raise DPBanditsError("round 0 was already observed")
+        self._round_zero_seen = True
+        return self._checked(feedback, (self.runs, self.L), 0)
+
+    def semi_feedback(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> np.ndarray:
+        """Check round t's feedback, shape (runs, rank), and return it as float."""
+        if t < 1:
+            raise DPBanditsError(f"t must be a round >= 1 here, got {t!r}")
+        return self._checked(feedback, (self.runs, self.rank), t)
+
+    def _checked(self, feedback: np.ndarray, shape: tuple[int, int], t: int) -> np.ndarray:
+        x = np.asarray(feedback, dtype=float)
+        if not self.validate_feedback:
+            return x
+        if x.shape != shape:
+            raise DPBanditsError(f"feedback for {self.name} in round t = {t} must have shape {shape}, "
+                                 f"got {x.shape}")
+        return check_rewards(x, f"rewards (round t = {t})")
+
+    def __repr__(self) -> str:
+        eps = f", epsilon={self.epsilon:g}" if self.private else ""
+        return (f"{type(self).__name__}(K={self.K}, runs={self.runs}{eps}, variant={self.variant!r}, "
+                f"matroid={self.matroid!r})")
+
+
+def round_zero_claim(policy: MatroidPolicy, source: str) -> PrivacyClaim:
+    """The claim of DPUCB-MAT / DPTS-MAT (Theorems 1 and 3) for the policy's variant.
+
+    Theorem 1's proof covers a change in a row s >= 1: only the K arms of A^s read it, each
+    reward enters one epoch sum released once with Lap(K/eps), so K compositions of eps/K.
+    Row 0 is read in all L coordinates. As printed (``paper``) each gets Lap(K/eps), so a row-0
+    change costs up to L' eps / K, L' the number of non-loop base arms (loops never influence a
+    decision); the claim fails whenever L' > K (counterexample below). ``corrected`` adds
+    Lap(L/eps) to the L row-0 values (L1 sensitivity L): eps-DP for rows 0..n, since neighbours
+    differ in one row only and nothing composes across rows.
+    """
+    eps = policy.epsilon
+    claimed = Guarantee(eps)
+    if policy.variant == "corrected":
+        return PrivacyClaim(claimed, claimed, "holds", source,
+                            "rows 1..n: Theorem 1's argument; row 0: L values of sensitivity 1 with "
+                            "Lap(L/eps) (spec 003 FLAG-2)")
+    free = policy.L - len(policy.matroid.loops)
+    if free <= policy.rank:
+        return PrivacyClaim(claimed, claimed, "holds", source,
+                            "every non-loop base arm is in every basis: row 0 reads only K useful "
+                            "values, each with Lap(K/eps)")
+    return PrivacyClaim(claimed, Guarantee(eps * free / policy.rank), "false", source,
+                        f"eps-DP for rows 1..n only; row 0 is read in all L' = {free} non-loop "
+                        f"coordinates with Lap(K/eps), so L' eps / K in all. Counterexample: "
+                        + ROUND_ZERO_COUNTEREXAMPLE)

@@ -1,0 +1,127 @@
+"""DPTS-MAT: differentially private Thompson sampling for matroid bandits (Gaussian posteriors).
+
+Citation: K. Chandak, B. Hu, N. Hegde. *Differentially Private Algorithms for Efficient Online
+Matroid Optimization.* Preprint, 2023 (also Chandak's MSc thesis, University of Alberta, 2023);
+no arXiv id is printed. Algorithm 3 (misspelt DPST-MAT and DPIS-MAT in places, FLAG-8),
+Theorems 3 and 4. Spec 003 sections 3.0 and 3.2.
+
+Pseudocode (Algorithm 3, the paper's line numbers; K = rank, eps0 = eps / K)::
+
+     2: observe w_0(e) for ALL e; T_e <- 1; s_e <- 0; w~_e <- w_0(e) + Lap(1/eps0); buffer_e <- {}
+     3: for t = 1, 2, ...:
+     4-5:   w'_e(t) <- w~_e + 3 ln(K t) / (eps0 T_e)                     for all e
+     6:     theta_e(t) ~ Normal(mean w'_e(t), variance 1 / T_e)          independently for all e
+     8:     A^t <- Greedy(theta(t))                                       # Algorithm 1
+     9:     play A^t
+    10:     observe w_t(e) and add it to buffer_e for e in A^t
+    11:     B^t <- {e in A^t : |buffer_e| = 2^(s_e + 1)}
+    12-13:  for e in B^t: T_e <- 2^(s_e + 1); w~_e <- (sum(buffer_e) + Lap(1/eps0)) / T_e
+    14:     s_e <- s_e + 1; buffer_e <- {}
+
+Privacy claim (Theorem 3): eps-DP under the replacement of one weight vector (relation ROW), by
+Theorem 1's argument: the observations are processed exactly as in Algorithm 2, and lines 4-9
+(boost, Gaussian draws from data-independent randomness, greedy) are post-processing. The same
+round-0 gap applies (spec 003 FLAG-2): variant ``paper`` is only L' eps / K-DP for rows 0..n
+(L' = non-loop base arms) and its claim is false when L' > K; variant ``corrected`` (default)
+uses Lap(L/eps) at round 0 and is eps-DP for rows 0..n. See
+:func:`~.common.round_zero_claim`.
+
+Regret (Theorem 4, O-only): Theorem 2's bound plus sum_{k: Delta_{min,k} > 0}
+O(ln(Kn) / Delta_{min,k}); spec 003 section 4.4 makes the V-term explicit with c = 72.
+
+Deviations:
+1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
+   T_e = 1 the boost uses eps / L in place of eps0 (spec 003 FLAG-2; post-processing).
+2. Round 0 is a free full-information observation supplied by the engine (FLAG-3).
+3. theta is drawn as w' + Normal(0, 1) / sqrt(T_e) from one stream, all L arms of all runs each
+   round in row-major (run, arm) order (the paper is silent on draw order); variance 1 / T_e
+   (FLAG-7).
+4. Greedy ties by ascending base-arm index (probability 0 here) or at random
+   (``tie_break="random"``); the basis is returned in insertion order.
+5. Buffers kept as (count, sum); weights must lie in [0, 1] (FLAG-4); no eps = infinity.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..mechanisms import laplace
+from ..privacy import PrivacyClaim, Variant
+from .common import MatroidPolicy, round_zero_claim
+from .matroids import Matroid
+
+__all__ = ["DPTSMAT"]
+
+_SOURCE = "Chandak, Hu & Hegde (2023), Theorem 3"
+
+
+class DPTSMAT(MatroidPolicy):
+    """DPTS-MAT of Chandak, Hu and Hegde, batch-first."""
+
+    name = "dpts-mat"
+    title = "DPTS-MAT"
+    paper = "Chandak, Hu & Hegde (2023), Alg. 3"
+    variants = (
+        Variant("paper", "as printed: round-0 noise Lap(K/eps) on all L base arms; eps-DP for "
+                         "rows 1..n only"),
+        Variant("corrected", "round-0 noise Lap(L/eps), boost with eps/L while T_e = 1: eps-DP "
+                             "for rows 0..n"),
+    )
+    default_variant = "corrected"
+
+    def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
+                 matroid: Matroid | None = None, tie_break: str = "first") -> None:
+        super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
+                         matroid=matroid, tie_break=tie_break)
+        self.epsilon0 = self.epsilon / self.rank                                 # [Alg.3 l.2]
+        initial_budget = self.epsilon0 if self.variant == "paper" else self.epsilon / self.L
+        self.round_zero_scale = 1.0 / initial_budget
+        shape = (self.runs, self.L)
+        self.T_e = np.ones(shape)             # T_e: size of the last completed epoch (l.2, l.13)
+        self.s_e = np.zeros(shape, np.int64)  # s_e: number of completed doublings
+        self.w_tilde = np.zeros(shape)        # w~_e: private mean of the last completed epoch
+        self.n_buffer = np.zeros(shape, np.int64)  # |buffer_e|
+        self.sum_buffer = np.zeros(shape)          # sum(buffer_e)
+        self.inv_sqrt_T = np.ones(shape)           # 1 / sqrt(T_e): the posterior's sd
+        self.inv_eps_T = np.full(shape, 1.0 / initial_budget)  # 1 / (eps0 T_e) in the boost
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return round_zero_claim(self, _SOURCE)
+
+    def boosted_mean(self, t: int) -> np.ndarray:
+        """w'_e(t), the posterior mean, for every run and base arm (Alg. 3 l.5)."""
+        return self.w_tilde + (3.0 * math.log(self.rank * t)) * self.inv_eps_T   # [Alg.3 l.4-5]
+
+    def act(self, t: int) -> np.ndarray:
+        self.require_round_zero()
+        w_prime = self.boosted_mean(t)
+        theta = w_prime + self.inv_sqrt_T * self.rng.standard_normal(w_prime.shape)  # [Alg.3 l.6]
+        return self.basis(theta)                                                 # [Alg.3 l.8-9]
+
+    def observe(self, t: int, actions: np.ndarray | None, feedback: np.ndarray) -> None:
+        if t == 0:
+            w0 = self.round_zero(t, actions, feedback)
+            noise = laplace(self.rng, self.round_zero_scale, w0.shape)
+            self.w_tilde = np.ascontiguousarray(w0 + noise)                      # [Alg.3 l.2]
+            return
+        x = self.semi_feedback(t, actions, feedback).ravel()
+        played = self.cells(actions)                   # state arrays are C-contiguous: flat views
+        n_buffer, s_e = self.n_buffer.reshape(-1), self.s_e.reshape(-1)
+        n_buffer[played] += 1                                                    # [Alg.3 l.10]
+        self.sum_buffer.reshape(-1)[played] += x
+        full = n_buffer[played] == np.left_shift(2, s_e[played])                 # [Alg.3 l.11]
+        if not full.any():
+            return
+        done = played[full]             # (run, arm) cells whose epoch completes  [Alg.3 l.12]
+        T = np.left_shift(2, s_e[done]).astype(float)                            # 2^(s_e + 1)
+        self.T_e.reshape(-1)[done] = T                                           # [Alg.3 l.13]
+        noise = laplace(self.rng, 1.0 / self.epsilon0, done.size)
+        self.w_tilde.reshape(-1)[done] = (self.sum_buffer.reshape(-1)[done] + noise) / T
+        s_e[done] += 1                                                           # [Alg.3 l.14]
+        n_buffer[done] = 0
+        self.sum_buffer.reshape(-1)[done] = 0.0
+        self.inv_sqrt_T.reshape(-1)[done] = 1.0 / np.sqrt(T)
+        self.inv_eps_T.reshape(-1)[done] = 1.0 / (self.epsilon0 * T)

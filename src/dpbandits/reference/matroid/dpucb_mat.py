@@ -1,0 +1,132 @@
+"""DPUCB-MAT: differentially private UCB for matroid bandits, lazy and forgetful per base arm.
+
+Citation: K. Chandak, B. Hu, N. Hegde. *Differentially Private Algorithms for Efficient Online
+Matroid Optimization.* Preprint, 2023 (also Chandak's MSc thesis, University of Alberta, 2023);
+no arXiv id is printed. Algorithm 2, Theorems 1 and 2. Spec 003 sections 3.0-3.1.
+
+Pseudocode (Algorithm 2, the paper's line numbers; K = rank, eps0 = eps / K)::
+
+     2: observe w_0(e) for ALL e; T_e <- 1; s_e <- 0; w~_e <- w_0(e) + Lap(1/eps0); buffer_e <- {}
+     3: for t = 1, 2, ...:
+     4-6:   U_t(e) <- w~_e + sqrt(3 ln(K t) / T_e) + 3 ln(K t) / (eps0 T_e)     for all e
+     7:     A^t <- Greedy(U_t)                                      # Algorithm 1
+     8:     play A^t
+     9:     observe w_t(e) and add it to buffer_e for e in A^t
+    10:     B^t <- {e in A^t : |buffer_e| = 2^(s_e + 1)}
+    11-12:  for e in B^t: T_e <- 2^(s_e + 1); w~_e <- (sum(buffer_e) + Lap(1/eps0)) / T_e
+    13:     s_e <- s_e + 1; buffer_e <- {}
+
+Privacy claim (Theorem 1): eps-DP for the sequence of played bases when one whole weight vector
+w_s may be replaced (relation ROW). The proof (only A^s reads w_s; each reward enters one epoch
+sum released once with Lap(K/eps); basic composition over K arms) is sound for rows s >= 1 but
+does not cover row 0, which line 2 reads in all L coordinates (spec 003 FLAG-2). Variant
+``paper`` is therefore only L' eps / K-DP for rows 0..n (L' = non-loop base arms; 4 on the
+synthetic instance at eps = 2) and the claim is false whenever L' > K: on the synthetic instance
+the first decision alone loses 2.243 > 2 (spec 003 T-P12). Variant ``corrected`` (the default)
+adds Lap(L/eps) to the L round-0 values, which makes the row-0 release eps-DP (L1 sensitivity
+L); a change in one row never touches another, so the algorithm is eps-DP for rows 0..n.
+:func:`~.common.round_zero_claim` returns the claim object.
+
+Regret (Theorem 2, O-only): R_n <= sum_{e not in A*, Delta_{e,min} > 0}
+O(ln(Kn) / Delta_{e,min} + min{K, log2(Kn)} ln(Kn) / (eps / K)); spec 003 section 4.2 derives
+the explicit sum_e G_e^(24) + L F_K(n) for the printed algorithm.
+
+Deviations:
+1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
+   T_e = 1 the privacy term of U_t(e) uses eps / L in place of eps0, so that the larger initial
+   noise cannot starve an arm for n^(1 - 3K/L) rounds (spec 003 FLAG-2, its regret caveat; this
+   is post-processing). ``paper`` is the printed algorithm.
+2. Round 0 is a free full-information observation supplied by the engine
+   (``observe(0, None, w0)``), not a played basis and not counted in regret (FLAG-3).
+3. Greedy ties are broken by ascending base-arm index (FLAG-5; probability 0 under Laplace
+   noise), or at random with ``tie_break="random"``. The basis is returned in insertion order;
+   releasing that order is post-processing.
+4. The buffer of each arm is kept as (count, sum), which is all line 12 reads.
+5. Weights must lie in [0, 1] (FLAG-4) and are checked; eps = infinity is not offered (for
+   large eps the algorithm is near non-private but is not OMM, FLAG-30).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..mechanisms import laplace
+from ..privacy import PrivacyClaim, Variant
+from .common import MatroidPolicy, round_zero_claim
+from .matroids import Matroid
+
+__all__ = ["DPUCBMAT"]
+
+_SOURCE = "Chandak, Hu & Hegde (2023), Theorem 1"
+
+
+class DPUCBMAT(MatroidPolicy):
+    """DPUCB-MAT of Chandak, Hu and Hegde, batch-first."""
+
+    name = "dpucb-mat"
+    title = "DPUCB-MAT"
+    paper = "Chandak, Hu & Hegde (2023), Alg. 2"
+    variants = (
+        Variant("paper", "as printed: round-0 noise Lap(K/eps) on all L base arms; eps-DP for "
+                         "rows 1..n only"),
+        Variant("corrected", "round-0 noise Lap(L/eps), privacy term eps/L while T_e = 1: eps-DP "
+                             "for rows 0..n"),
+    )
+    default_variant = "corrected"
+
+    def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
+                 matroid: Matroid | None = None, tie_break: str = "first") -> None:
+        super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
+                         matroid=matroid, tie_break=tie_break)
+        self.epsilon0 = self.epsilon / self.rank                                 # [Alg.2 l.2]
+        initial_budget = self.epsilon0 if self.variant == "paper" else self.epsilon / self.L
+        self.round_zero_scale = 1.0 / initial_budget
+        shape = (self.runs, self.L)
+        self.T_e = np.ones(shape)             # T_e: size of the last completed epoch (l.2, l.12)
+        self.s_e = np.zeros(shape, np.int64)  # s_e: number of completed doublings
+        self.w_tilde = np.zeros(shape)        # w~_e: private mean of the last completed epoch
+        self.n_buffer = np.zeros(shape, np.int64)  # |buffer_e|
+        self.sum_buffer = np.zeros(shape)          # sum(buffer_e)
+        self.inv_sqrt_T = np.ones(shape)           # 1 / sqrt(T_e)
+        self.inv_eps_T = np.full(shape, 1.0 / initial_budget)  # 1 / (eps0 T_e) in the index
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return round_zero_claim(self, _SOURCE)
+
+    def index(self, t: int) -> np.ndarray:
+        """U_t(e) for every run and base arm, shape (runs, L) (Alg. 2 l.5, eq. (3))."""
+        log_Kt = math.log(self.rank * t)
+        return (self.w_tilde + math.sqrt(3.0 * log_Kt) * self.inv_sqrt_T          # [Alg.2 l.4-6]
+                + (3.0 * log_Kt) * self.inv_eps_T)
+
+    def act(self, t: int) -> np.ndarray:
+        self.require_round_zero()
+        return self.basis(self.index(t))                                         # [Alg.2 l.7-8]
+
+    def observe(self, t: int, actions: np.ndarray | None, feedback: np.ndarray) -> None:
+        if t == 0:
+            w0 = self.round_zero(t, actions, feedback)
+            noise = laplace(self.rng, self.round_zero_scale, w0.shape)
+            self.w_tilde = np.ascontiguousarray(w0 + noise)                      # [Alg.2 l.2]
+            return
+        x = self.semi_feedback(t, actions, feedback).ravel()
+        played = self.cells(actions)                   # state arrays are C-contiguous: flat views
+        n_buffer, s_e = self.n_buffer.reshape(-1), self.s_e.reshape(-1)
+        n_buffer[played] += 1                                                    # [Alg.2 l.9]
+        self.sum_buffer.reshape(-1)[played] += x
+        full = n_buffer[played] == np.left_shift(2, s_e[played])                 # [Alg.2 l.10]
+        if not full.any():
+            return
+        done = played[full]             # (run, arm) cells whose epoch completes  [Alg.2 l.11]
+        T = np.left_shift(2, s_e[done]).astype(float)                            # 2^(s_e + 1)
+        self.T_e.reshape(-1)[done] = T                                           # [Alg.2 l.12]
+        noise = laplace(self.rng, 1.0 / self.epsilon0, done.size)
+        self.w_tilde.reshape(-1)[done] = (self.sum_buffer.reshape(-1)[done] + noise) / T
+        s_e[done] += 1                                                           # [Alg.2 l.13]
+        n_buffer[done] = 0
+        self.sum_buffer.reshape(-1)[done] = 0.0
+        self.inv_sqrt_T.reshape(-1)[done] = 1.0 / np.sqrt(T)
+        self.inv_eps_T.reshape(-1)[done] = 1.0 / (self.epsilon0 * T)
