@@ -58,3 +58,24 @@ def test_bad_input_prints_one_line_and_exits_2(argv, needle, capsys, tmp_path):
     assert main(argv + ["--out", str(tmp_path)] if argv[0] == "run" else argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("dpbandits: error:") and needle in err[0]
+
+
+@pytest.mark.smoke
+def test_run_matroid_setting(tmp_path, capsys):
+    assert main(["run", "omm", "dpucb-mat", "--setting", "chandak-synthetic", "--epsilon", "1",
+                 "--horizon", "50", "--runs", "3", "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "dpucb-mat[corrected]" in out and "omm" in out
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("argv, message", [
+    (["run", "ucb1", "--setting", "chandak-synthetic", "--horizon", "10"], "not a matroid"),
+    (["run", "omm", "--means", "0.5", "0.4", "--horizon", "10"], "needs a matroid setting"),
+    (["run", "dpucb-mat", "--setting", "chandak-movielens", "--epsilon", "1", "--horizon", "10",
+      "--movielens", "/no/such/folder"], "not a directory"),
+])
+def test_run_matroid_bad_input(argv, message, tmp_path, capsys):
+    assert main(argv + ["--out", str(tmp_path), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]

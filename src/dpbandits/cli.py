@@ -51,6 +51,8 @@ def _build_parser() -> argparse.ArgumentParser:
     where = run.add_mutually_exclusive_group(required=True)
     where.add_argument("--means", type=float, nargs="+", help="Bernoulli arm means in [0, 1]")
     where.add_argument("--setting", help="a named setting of the papers (see `dpbandits list`)")
+    run.add_argument("--movielens", default=None, metavar="DIR",
+                     help="MovieLens-1M folder for the chandak-movielens setting (never downloaded)")
     run.add_argument("--horizon", type=int, default=None,
                      help="horizon T (default: the setting's horizon)")
     run.add_argument("--runs", type=int, default=20, help="independent runs R (default 20)")
@@ -129,7 +131,17 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.setting is not None:
+    from .reference.matroid.data import MATROID_SETTINGS, matroid_setting
+
+    matroid = None
+    if args.setting in MATROID_SETTINGS:
+        options = {"path": args.movielens} if args.movielens else {}
+        source = matroid_setting(args.setting, **options)
+        matroid = source.matroid
+        if args.horizon is None:
+            raise DPBanditsError("--horizon is required with a matroid setting")
+        horizon = args.horizon
+    elif args.setting is not None:
         setting = get_setting(args.setting)
         source = setting.environment()
         horizon = setting.horizon if args.horizon is None else args.horizon
@@ -148,8 +160,13 @@ def _run(args: argparse.Namespace) -> int:
         if cls.private and args.epsilon is None:
             raise DPBanditsError(f"{name} is private: --epsilon is required")
         epsilon = check_epsilon(args.epsilon) if cls.private else None
-        factories.append(spec(name, source.K, epsilon=epsilon, variant=args.variant, T=T,
-                              **_params(args.param)))
+        params = _params(args.param)
+        if (cls.feedback == "semi") != (matroid is not None):
+            raise DPBanditsError(f"{name} needs {'a matroid setting' if cls.feedback == 'semi' else 'a setting of arms, not a matroid'}; "
+                                 f"matroid settings: {', '.join(sorted(MATROID_SETTINGS))}")
+        if matroid is not None:
+            params["matroid"] = matroid
+        factories.append(spec(name, source.K, epsilon=epsilon, variant=args.variant, T=T, **params))
 
     results = []
     for factory in factories:

@@ -8,8 +8,10 @@ registered algorithm and variant. Results are :class:`AuditResult` objects (JSON
 Clopper-Pearson bounds, exact likelihood ratios where the algorithm exposes them.
 """
 
+from .adapters import CallableMechanism, PolicyMechanism
 from .confidence import (clopper_pearson_lower, clopper_pearson_upper, epsilon_estimate,
                          epsilon_lower_bound, hoeffding_lower_bound, max_attainable_bound)
+from .external import CommandMechanism
 from .mechanism import Mechanism, RegistryMechanism
 from .pairs import KNOWN_PAIRS, Pair, candidate_pairs, known_pairs
 from .result import AuditResult
@@ -20,7 +22,8 @@ from .whitebox import CounterMechanism, InternalStatistics, Stream, stream_pairs
 
 __all__ = [
     "audit", "audit_algorithm", "audit_all", "claims_table", "controls",
-    "AuditResult", "Mechanism", "RegistryMechanism", "Pair", "candidate_pairs", "known_pairs",
+    "AuditResult", "Mechanism", "RegistryMechanism", "PolicyMechanism", "CallableMechanism",
+    "CommandMechanism", "Pair", "candidate_pairs", "known_pairs",
     "KNOWN_PAIRS", "event_audit", "exact_audit", "pair_privacy_loss", "ToyThreshold",
     "CounterMechanism", "InternalStatistics", "Stream", "stream_pairs",
     "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_lower_bound", "epsilon_estimate",
