@@ -121,6 +121,17 @@ def test_dp_ucb_int_literal_reading_is_flagged():
     assert result.verdict == "violation"
 
 
+@pytest.mark.statistical
+@pytest.mark.parametrize("name", ["dpucb-mat", "dpts-mat"])
+def test_matroid_round_zero_observation_is_flagged(name):
+    """Spec 003 FLAG-2: the printed initialisation reads all L base arms with noise scaled for K.
+    On the default rank-1 matroid over 3 arms, tables differing in row 0 expose it. Fixed seed,
+    20000 runs per side, alpha = 1e-3."""
+    result = audit_algorithm(name, epsilon=1.0, variant="paper", samples=20_000, alpha=ALPHA, seed=6)
+    assert result.verdict == "violation"
+    assert result.pair["step"] == 0
+
+
 # --- negative controls: true claims must not be flagged ---------------------------------------
 
 def _holding_cases():
