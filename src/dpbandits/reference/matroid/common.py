@@ -1,5 +1,6 @@
 """What every matroid-bandit policy shares: the matroid argument, the feedback checks, the greedy
-call, and the privacy claim of the two private algorithms (DPUCB-MAT and DPTS-MAT).
+call, and, for the two private algorithms (DPUCB-MAT and DPTS-MAT), their common private mean
+estimator (spec 003 section 3.0, Alg. 2 l.2 and l.9-13 = Alg. 3 l.2 and l.10-14) and their claim.
 
 Protocol (the engine's ``semi`` feedback). ``K`` is the number of base arms L (the engine's K);
 the paper's K, the rank, is ``rank`` (also ``super_arm_size``). A policy that observes round 0
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DPBanditsError, check_rewards
+from ..mechanisms import laplace
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
 from .greedy import greedy
@@ -89,6 +91,50 @@ class MatroidPolicy(PolicyBase):
             raise DPBanditsError(f"feedback for {self.name} in round t = {t} must have shape {shape}, "
                                  f"got {x.shape}")
         return check_rewards(x, f"rewards (round t = {t})")
+
+    # --- the lazy, forgetful private means of DPUCB-MAT and DPTS-MAT (spec 003 section 3.0) ---
+
+    def init_private_means(self) -> None:
+        """State of the estimator; round-0 noise at the variant's budget (see round_zero_claim)."""
+        self.epsilon0 = self.epsilon / self.rank                                 # eps0 = eps / K
+        initial_budget = self.epsilon0 if self.variant == "paper" else self.epsilon / self.L
+        self.round_zero_scale = 1.0 / initial_budget
+        shape = (self.runs, self.L)
+        self.T_e = np.ones(shape)             # T_e: size of the last completed epoch
+        self.s_e = np.zeros(shape, np.int64)  # s_e: number of completed doublings
+        self.w_tilde = np.zeros(shape)        # w~_e: private mean of the last completed epoch
+        self.n_buffer = np.zeros(shape, np.int64)  # |buffer_e|
+        self.sum_buffer = np.zeros(shape)          # sum(buffer_e)
+        self.inv_sqrt_T = np.ones(shape)           # 1 / sqrt(T_e)
+        self.inv_eps_T = np.full(shape, 1.0 / initial_budget)  # 1 / (eps0 T_e) in the index
+
+    def observe_private_means(self, t: int, actions: np.ndarray | None, feedback: np.ndarray) -> None:
+        """Round 0: w~_e = w_0(e) + Lap (l.2). Round t: buffer the played arms' weights; an arm
+        whose buffer reaches 2^(s_e + 1) gets one fresh Lap(1/eps0) on the buffer's sum, which
+        replaces its private mean, and its buffer is emptied (Alg. 2 l.9-13, Alg. 3 l.10-14)."""
+        if t == 0:
+            w0 = self.round_zero(t, actions, feedback)
+            noise = laplace(self.rng, self.round_zero_scale, w0.shape)
+            self.w_tilde = np.ascontiguousarray(w0 + noise)                      # [Alg.2/3 l.2]
+            return
+        x = self.semi_feedback(t, actions, feedback).ravel()
+        played = self.cells(actions)                   # state arrays are C-contiguous: flat views
+        n_buffer, s_e = self.n_buffer.reshape(-1), self.s_e.reshape(-1)
+        n_buffer[played] += 1                                                    # [Alg.2 l.9]
+        self.sum_buffer.reshape(-1)[played] += x
+        full = n_buffer[played] == np.left_shift(2, s_e[played])                 # [Alg.2 l.10]
+        if not full.any():
+            return
+        done = played[full]             # (run, arm) cells whose epoch completes  [Alg.2 l.11]
+        T = np.left_shift(2, s_e[done]).astype(float)                            # 2^(s_e + 1)
+        self.T_e.reshape(-1)[done] = T                                           # [Alg.2 l.12]
+        noise = laplace(self.rng, 1.0 / self.epsilon0, done.size)
+        self.w_tilde.reshape(-1)[done] = (self.sum_buffer.reshape(-1)[done] + noise) / T
+        s_e[done] += 1                                                           # [Alg.2 l.13]
+        n_buffer[done] = 0
+        self.sum_buffer.reshape(-1)[done] = 0.0
+        self.inv_sqrt_T.reshape(-1)[done] = 1.0 / np.sqrt(T)
+        self.inv_eps_T.reshape(-1)[done] = 1.0 / (self.epsilon0 * T)
 
     def __repr__(self) -> str:
         eps = f", epsilon={self.epsilon:g}" if self.private else ""

@@ -29,6 +29,9 @@ uses Lap(L/eps) at round 0 and is eps-DP for rows 0..n. See
 Regret (Theorem 4, O-only): Theorem 2's bound plus sum_{k: Delta_{min,k} > 0}
 O(ln(Kn) / Delta_{min,k}); spec 003 section 4.4 makes the V-term explicit with c = 72.
 
+Lines l.2 and l.10-14 (the private mean estimator DPUCB-MAT and DPTS-MAT share, spec 003 section
+3.0) are implemented once, in ``MatroidPolicy.observe_private_means`` (``common.py``).
+
 Deviations:
 1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
    T_e = 1 the boost uses eps / L in place of eps0 (spec 003 FLAG-2; post-processing).
@@ -47,7 +50,6 @@ import math
 
 import numpy as np
 
-from ..mechanisms import laplace
 from ..privacy import PrivacyClaim, Variant
 from .common import MatroidPolicy, round_zero_claim
 from .matroids import Matroid
@@ -75,17 +77,7 @@ class DPTSMAT(MatroidPolicy):
                  matroid: Matroid | None = None, tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          matroid=matroid, tie_break=tie_break)
-        self.epsilon0 = self.epsilon / self.rank                                 # [Alg.3 l.2]
-        initial_budget = self.epsilon0 if self.variant == "paper" else self.epsilon / self.L
-        self.round_zero_scale = 1.0 / initial_budget
-        shape = (self.runs, self.L)
-        self.T_e = np.ones(shape)             # T_e: size of the last completed epoch (l.2, l.13)
-        self.s_e = np.zeros(shape, np.int64)  # s_e: number of completed doublings
-        self.w_tilde = np.zeros(shape)        # w~_e: private mean of the last completed epoch
-        self.n_buffer = np.zeros(shape, np.int64)  # |buffer_e|
-        self.sum_buffer = np.zeros(shape)          # sum(buffer_e)
-        self.inv_sqrt_T = np.ones(shape)           # 1 / sqrt(T_e): the posterior's sd
-        self.inv_eps_T = np.full(shape, 1.0 / initial_budget)  # 1 / (eps0 T_e) in the boost
+        self.init_private_means()                                       # [Alg.3 l.1-2]
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -102,26 +94,4 @@ class DPTSMAT(MatroidPolicy):
         return self.basis(theta)                                                 # [Alg.3 l.8-9]
 
     def observe(self, t: int, actions: np.ndarray | None, feedback: np.ndarray) -> None:
-        if t == 0:
-            w0 = self.round_zero(t, actions, feedback)
-            noise = laplace(self.rng, self.round_zero_scale, w0.shape)
-            self.w_tilde = np.ascontiguousarray(w0 + noise)                      # [Alg.3 l.2]
-            return
-        x = self.semi_feedback(t, actions, feedback).ravel()
-        played = self.cells(actions)                   # state arrays are C-contiguous: flat views
-        n_buffer, s_e = self.n_buffer.reshape(-1), self.s_e.reshape(-1)
-        n_buffer[played] += 1                                                    # [Alg.3 l.10]
-        self.sum_buffer.reshape(-1)[played] += x
-        full = n_buffer[played] == np.left_shift(2, s_e[played])                 # [Alg.3 l.11]
-        if not full.any():
-            return
-        done = played[full]             # (run, arm) cells whose epoch completes  [Alg.3 l.12]
-        T = np.left_shift(2, s_e[done]).astype(float)                            # 2^(s_e + 1)
-        self.T_e.reshape(-1)[done] = T                                           # [Alg.3 l.13]
-        noise = laplace(self.rng, 1.0 / self.epsilon0, done.size)
-        self.w_tilde.reshape(-1)[done] = (self.sum_buffer.reshape(-1)[done] + noise) / T
-        s_e[done] += 1                                                           # [Alg.3 l.14]
-        n_buffer[done] = 0
-        self.sum_buffer.reshape(-1)[done] = 0.0
-        self.inv_sqrt_T.reshape(-1)[done] = 1.0 / np.sqrt(T)
-        self.inv_eps_T.reshape(-1)[done] = 1.0 / (self.epsilon0 * T)
+        self.observe_private_means(t, actions, feedback)   # [Alg.3 l.2, l.10-14]

@@ -31,6 +31,9 @@ Regret (Theorem 2, O-only): R_n <= sum_{e not in A*, Delta_{e,min} > 0}
 O(ln(Kn) / Delta_{e,min} + min{K, log2(Kn)} ln(Kn) / (eps / K)); spec 003 section 4.2 derives
 the explicit sum_e G_e^(24) + L F_K(n) for the printed algorithm.
 
+Lines l.2 and l.9-13 (the private mean estimator DPUCB-MAT and DPTS-MAT share, spec 003 section
+3.0) are implemented once, in ``MatroidPolicy.observe_private_means`` (``common.py``).
+
 Deviations:
 1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
    T_e = 1 the privacy term of U_t(e) uses eps / L in place of eps0, so that the larger initial
@@ -52,7 +55,6 @@ import math
 
 import numpy as np
 
-from ..mechanisms import laplace
 from ..privacy import PrivacyClaim, Variant
 from .common import MatroidPolicy, round_zero_claim
 from .matroids import Matroid
@@ -80,17 +82,7 @@ class DPUCBMAT(MatroidPolicy):
                  matroid: Matroid | None = None, tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          matroid=matroid, tie_break=tie_break)
-        self.epsilon0 = self.epsilon / self.rank                                 # [Alg.2 l.2]
-        initial_budget = self.epsilon0 if self.variant == "paper" else self.epsilon / self.L
-        self.round_zero_scale = 1.0 / initial_budget
-        shape = (self.runs, self.L)
-        self.T_e = np.ones(shape)             # T_e: size of the last completed epoch (l.2, l.12)
-        self.s_e = np.zeros(shape, np.int64)  # s_e: number of completed doublings
-        self.w_tilde = np.zeros(shape)        # w~_e: private mean of the last completed epoch
-        self.n_buffer = np.zeros(shape, np.int64)  # |buffer_e|
-        self.sum_buffer = np.zeros(shape)          # sum(buffer_e)
-        self.inv_sqrt_T = np.ones(shape)           # 1 / sqrt(T_e)
-        self.inv_eps_T = np.full(shape, 1.0 / initial_budget)  # 1 / (eps0 T_e) in the index
+        self.init_private_means()                                       # [Alg.2 l.1-2]
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -107,26 +99,4 @@ class DPUCBMAT(MatroidPolicy):
         return self.basis(self.index(t))                                         # [Alg.2 l.7-8]
 
     def observe(self, t: int, actions: np.ndarray | None, feedback: np.ndarray) -> None:
-        if t == 0:
-            w0 = self.round_zero(t, actions, feedback)
-            noise = laplace(self.rng, self.round_zero_scale, w0.shape)
-            self.w_tilde = np.ascontiguousarray(w0 + noise)                      # [Alg.2 l.2]
-            return
-        x = self.semi_feedback(t, actions, feedback).ravel()
-        played = self.cells(actions)                   # state arrays are C-contiguous: flat views
-        n_buffer, s_e = self.n_buffer.reshape(-1), self.s_e.reshape(-1)
-        n_buffer[played] += 1                                                    # [Alg.2 l.9]
-        self.sum_buffer.reshape(-1)[played] += x
-        full = n_buffer[played] == np.left_shift(2, s_e[played])                 # [Alg.2 l.10]
-        if not full.any():
-            return
-        done = played[full]             # (run, arm) cells whose epoch completes  [Alg.2 l.11]
-        T = np.left_shift(2, s_e[done]).astype(float)                            # 2^(s_e + 1)
-        self.T_e.reshape(-1)[done] = T                                           # [Alg.2 l.12]
-        noise = laplace(self.rng, 1.0 / self.epsilon0, done.size)
-        self.w_tilde.reshape(-1)[done] = (self.sum_buffer.reshape(-1)[done] + noise) / T
-        s_e[done] += 1                                                           # [Alg.2 l.13]
-        n_buffer[done] = 0
-        self.sum_buffer.reshape(-1)[done] = 0.0
-        self.inv_sqrt_T.reshape(-1)[done] = 1.0 / np.sqrt(T)
-        self.inv_eps_T.reshape(-1)[done] = 1.0 / (self.epsilon0 * T)
+        self.observe_private_means(t, actions, feedback)   # [Alg.2 l.2, l.9-13]
