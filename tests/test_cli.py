@@ -79,3 +79,17 @@ def test_run_matroid_bad_input(argv, message, tmp_path, capsys):
     assert main(argv + ["--out", str(tmp_path), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+@pytest.mark.smoke
+def test_run_on_a_dask_scheduler(tmp_path, capsys):
+    """--scheduler ADDRESS runs the blocks on a Dask cluster and prints the same numbers."""
+    distributed = pytest.importorskip("distributed")
+    argv = ["run", "ucb1", "--means", "0.7", "0.4", "--horizon", "200", "--runs", "30",
+            "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    local = capsys.readouterr().out.splitlines()[2]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None, scheduler_port=0) as cluster:
+        assert main(argv + ["--scheduler", cluster.scheduler_address]) == 0
+    assert capsys.readouterr().out.splitlines()[2] == local

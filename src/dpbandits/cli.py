@@ -60,6 +60,8 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                      help="an algorithm parameter, e.g. --param interval=y (repeatable)")
     run.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    run.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                     help="run the blocks on a Dask cluster (needs dpbandits[distributed])")
     run.add_argument("--out", default="dpbandits-out", help="output folder for CSV and PNG")
     run.add_argument("--log-x", action="store_true", help="logarithmic time axis in the plot")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -168,12 +170,17 @@ def _run(args: argparse.Namespace) -> int:
             params["matroid"] = matroid
         factories.append(spec(name, source.K, epsilon=epsilon, variant=args.variant, T=T, **params))
 
+    client = _dask_client(args.scheduler)
     results = []
-    for factory in factories:
-        label = factory.name + (f"[{factory.variant}]" if factory.variant else "")
-        with _progress(runs * T, label, disabled=args.no_progress) as bar:
-            results.append(simulate(factory, source, T, runs=runs, seed=seed, workers=workers,
-                                    progress=bar.update))
+    try:
+        for factory in factories:
+            label = factory.name + (f"[{factory.variant}]" if factory.variant else "")
+            with _progress(runs * T, label, disabled=args.no_progress) as bar:
+                results.append(simulate(factory, source, T, runs=runs, seed=seed, workers=workers,
+                                        client=client, progress=bar.update))
+    finally:
+        if client is not None:
+            client.close()
 
     print(f"means = {source.means.tolist()}, T = {T}, runs = {runs}, seed = {seed}")
     print(f"{'algorithm':<28}{'pseudo-regret (95% CI)':<34}{'realised regret (95% CI)'}")
@@ -188,6 +195,20 @@ def _run(args: argparse.Namespace) -> int:
     _plot(png_path, factories, results, source.means, log_x=args.log_x)
     print(f"wrote {csv_path} and {png_path}")
     return 0
+
+
+def _dask_client(address: str | None):
+    """A Dask client connected to ``address`` (None: no cluster); a clear error if unavailable."""
+    if address is None:
+        return None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise DPBanditsError("--scheduler needs Dask: pip install 'dpbandits[distributed]'") from None
+    try:
+        return Client(address, timeout=10)
+    except (OSError, TimeoutError) as error:
+        raise DPBanditsError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
 
 
 def _audit(args: argparse.Namespace) -> int:

@@ -136,3 +136,18 @@ def test_mean_realised_regret_of_a_fixed_arm():
     assert abs(result.final("realised")[0] - 30.0) < 0.5
     mean, low, high = result.final("pseudo")
     assert mean == pytest.approx(30.0)
+
+
+@pytest.mark.exact
+def test_dask_cluster_gives_the_same_result_as_one_process():
+    """Blocks on a Dask LocalCluster (2 workers) reproduce the single-process result exactly."""
+    distributed = pytest.importorskip("distributed")
+    factory = spec("anytime-lazy-ucb", 3, epsilon=1.0)
+    runs = 2 * RUNS_PER_BLOCK + 17
+    local = simulate(factory, Bernoulli([0.8, 0.5, 0.3]), 60, runs=runs, seed=5, record_actions=True)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        remote = simulate(factory, Bernoulli([0.8, 0.5, 0.3]), 60, runs=runs, seed=5,
+                          record_actions=True, client=client)
+    np.testing.assert_array_equal(local.actions, remote.actions)
+    np.testing.assert_array_equal(local.pseudo_regret, remote.pseudo_regret)

@@ -108,13 +108,15 @@ def default_checkpoints(T: int, n: int = 60) -> np.ndarray:
 
 def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T: int,
              runs: int = 1, seed: int = 0, *, checkpoints: np.ndarray | None = None,
-             record_actions: bool = False, workers: int = 1,
+             record_actions: bool = False, workers: int = 1, client=None,
              progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Simulate ``runs`` independent runs of the policy built by ``factory`` for T rounds.
 
     ``source`` is a stochastic environment (fresh rewards per run), a fixed (T, K) table shared by
     every run, or a setting name. ``progress`` is called with the number of run-rounds done since
-    its last call. ``workers > 1`` runs blocks in that many processes; the result is identical.
+    its last call. ``workers > 1`` runs blocks in that many processes; ``client`` (a
+    ``dask.distributed.Client``) runs them on a Dask cluster, retrying a block whose worker dies.
+    The result is identical in every case: each block is seeded by its own child of the seed.
     """
     T = check_positive_int(T, "T")
     runs = check_positive_int(runs, "runs")
@@ -127,7 +129,14 @@ def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T:
     sizes = [min(RUNS_PER_BLOCK, runs - start) for start in range(0, runs, RUNS_PER_BLOCK)]
     children = np.random.SeedSequence(seed).spawn(len(sizes))
     jobs = [(factory, source, T, size, child, cps, record_actions) for size, child in zip(sizes, children)]
-    if workers == 1 or len(jobs) == 1:
+    if client is not None:
+        futures = client.map(_run_job, jobs, retries=2, pure=False)
+        parts = []
+        for future, size in zip(futures, sizes):       # collected in block order as they finish
+            parts.append(future.result())
+            if progress is not None:
+                progress(size * T)
+    elif workers == 1 or len(jobs) == 1:
         parts = [_run_block(*job, progress=progress) for job in jobs]
     else:
         with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
@@ -152,6 +161,11 @@ def _check_checkpoints(checkpoints: np.ndarray, T: int) -> np.ndarray:
     if cps.size == 0 or cps[0] < 1 or cps[-1] > T:
         raise DPBanditsError(f"checkpoints must be rounds in 1..{T}")
     return cps
+
+
+def _run_job(job: tuple) -> tuple:
+    """One block, as a picklable job for a process pool or a Dask worker."""
+    return _run_block(*job)
 
 
 def _run_block(factory: PolicyFactory, source: RewardSource, T: int, runs: int,
