@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 import json
 import os
 import sys
@@ -95,7 +96,16 @@ def _build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--out", default="dpbandits-out", help="output folder for --all")
     audit.add_argument("--json", action="store_true", help="print the result as JSON")
     audit.add_argument("--no-progress", action="store_true", help="hide progress messages")
+    for name, module in _COMMANDS:
+        command = importlib.import_module(module)
+        command.add_arguments(commands.add_parser(name, help=command.HELP))
     return parser
+
+
+_COMMANDS: tuple[tuple[str, str], ...] = (
+    # Further subcommands: each module defines HELP, add_arguments(parser) and run(args) -> int.
+)
+"""Subcommands implemented outside this file, as (name, module)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,7 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(args)
         if args.command == "audit":
             return _audit(args)
-        return _run(args)
+        if args.command == "run":
+            return _run(args)
+        return importlib.import_module(dict(_COMMANDS)[args.command]).run(args)
     except DPBanditsError as error:
         print(f"dpbandits: error: {error}", file=sys.stderr)
         return 2
