@@ -104,6 +104,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 _COMMANDS: tuple[tuple[str, str], ...] = (
     # Further subcommands: each module defines HELP, add_arguments(parser) and run(args) -> int.
+    ("bounds", "dpbandits.bounds.cli"),
 )
 """Subcommands implemented outside this file, as (name, module)."""
 

@@ -1,0 +1,212 @@
+"""``dpbandits bounds``: simulate an algorithm and hold its regret against the papers' bounds.
+
+Every explicit bound about the algorithm (``bounds_for(ALGO, variant, explicit=True)``) is
+checked at every checkpoint (:func:`dpbandits.bounds.check_regret`); bounds with only O(.)
+constants or free constants are listed as not checkable. Writes ``bounds-<ALGO>.png`` (mean
+regret, its band and every checked bound on one plot), ``.json`` and ``.md`` to ``--out``.
+Exit status 0 when no bound is violated, 1 when one is, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from . import bounds_for
+from .check import BoundCheck, RegretCurve, check_regret
+from .core import Bound
+
+HELP = "simulate an algorithm and check its regret against the papers' bounds"
+
+__all__ = ["HELP", "add_arguments", "run", "check_algorithm", "BoundsReport"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("algorithm", metavar="ALGO", help="registered algorithm name")
+    parser.add_argument("--variant", default=None, help="variant (default: the algorithm's default)")
+    parser.add_argument("--epsilon", type=float, default=1.0, help="privacy parameter (default 1)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--setting", default=None, help="a named setting (default hu2021-setting2)")
+    where.add_argument("--means", type=float, nargs="+", help="Bernoulli arm means in [0, 1]")
+    parser.add_argument("--horizon", type=int, required=True, help="horizon T")
+    parser.add_argument("--runs", type=int, default=20, help="independent runs (at least 2; default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="1 - simultaneous confidence of the regret band (default 0.05)")
+    parser.add_argument("--value", action="append", default=[], metavar="NAME=X",
+                        help="value of another symbol of a bound, e.g. lambda_0=0.5 (repeatable)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="run on a Dask cluster (needs dpbandits[distributed])")
+    parser.add_argument("--out", default="dpbandits-out", help="output folder (default dpbandits-out)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+class BoundsReport:
+    """The checks of one simulated algorithm against its bounds."""
+
+    def __init__(self, algorithm: str, variant: str | None, epsilon: float, means: np.ndarray,
+                 curve: RegretCurve, checks: list[BoundCheck], skipped: list[tuple[Bound, str]]):
+        self.algorithm, self.variant, self.epsilon = algorithm, variant, epsilon
+        self.means, self.curve, self.checks, self.skipped = means, curve, checks, skipped
+
+    @property
+    def violated(self) -> list[BoundCheck]:
+        return [c for c in self.checks if c.verdict == "violated"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"algorithm": self.algorithm, "variant": self.variant, "epsilon": self.epsilon,
+                "means": self.means.tolist(), "runs": self.curve.runs,
+                "horizon": int(self.curve.checkpoints[-1]),
+                "checks": [c.to_dict() for c in self.checks],
+                "not_checked": [{"bound": b.key, "why": why} for b, why in self.skipped]}
+
+    def to_markdown(self) -> str:
+        lines = [f"## {self.algorithm}" + (f" ({self.variant})" if self.variant else "")
+                 + f", epsilon = {self.epsilon:g}, means = {self.means.tolist()}", "",
+                 f"{self.curve.runs} runs, horizon {int(self.curve.checkpoints[-1])}.", ""]
+        if not self.checks:
+            lines.append("No explicit bound applies to this algorithm.")
+        for check in self.checks:
+            lines += [check.to_markdown(every=max(1, len(check.rows) // 8)), ""]
+        for bound, why in self.skipped:
+            lines.append(f"- not checked: {bound.key} ({bound.title}): {why}")
+        return "\n".join(lines)
+
+
+def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None = None,
+                    setting: str | None = None, means: Any = None, horizon: int, runs: int = 20,
+                    seed: int = 0, alpha: float = 0.05, values: dict[str, float] | None = None,
+                    workers: int = 1, client=None) -> tuple[BoundsReport, Any]:
+    """Simulate ``algorithm`` and check its regret against every explicit bound about it.
+
+    Returns the report and the simulation result. The setting's environment (default
+    ``hu2021-setting2``) or Bernoulli ``means`` give the gaps the instance-dependent bounds use.
+    """
+    from ..reference import Bernoulli, get, get_setting, simulate, spec
+    from ..reference.registry import canonical
+
+    algorithm = canonical(algorithm)
+    epsilon = check_epsilon(epsilon)
+    horizon = check_positive_int(horizon, "horizon")
+    if runs < 2:
+        raise DPBanditsError("a bound is never checked on a single run: --runs must be at least 2")
+    if means is not None:
+        source = Bernoulli(np.asarray(means, dtype=float))
+    else:
+        source = get_setting(setting or "hu2021-setting2").environment()
+    mu = np.asarray(source.means, dtype=float)
+    cls = get(algorithm)
+    if cls.feedback == "semi":
+        raise DPBanditsError(f"{algorithm} is a matroid algorithm; `dpbandits bounds` checks "
+                             "bandit and full-information algorithms")
+    factory = spec(algorithm, mu.size, epsilon=epsilon if cls.private else None, variant=variant,
+                   T=horizon if cls.needs_horizon else None)
+    result = simulate(factory, source, horizon, runs=runs, seed=seed, workers=workers, client=client)
+    curve = RegretCurve.from_result(result)
+    gaps = mu.max() - mu
+    known = {"epsilon": epsilon, "K": float(mu.size), **(values or {})}
+    checks, skipped = [], []
+    for bound in bounds_for(algorithm, variant):
+        if bound.kind not in ("upper", "lower"):
+            continue
+        if not bound.is_explicit():
+            skipped.append((bound, f"constants {bound.constants}: nothing to evaluate"))
+            continue
+        if bound.status == "flawed":
+            skipped.append((bound, "its proof is flawed (see its docstring): not held against data"))
+            continue
+        needed = [s for s in bound.symbols if s not in known and s not in ("T", "t", "gaps")]
+        if needed:
+            skipped.append((bound, f"needs values for {needed} (--value NAME=X)"))
+            continue
+        args = {k: v for k, v in known.items() if k in bound.symbols}
+        if bound.per_arm is not None:
+            args["gaps"] = gaps
+        checks.append(check_regret(curve, bound, alpha=alpha, anytime=not cls.needs_horizon, **args))
+    report = BoundsReport(algorithm, variant, epsilon, mu, curve, checks, skipped)
+    return report, result
+
+
+def plot(report: BoundsReport, path: Path) -> None:
+    """Mean regret with its simultaneous band and every checked bound (log time axis).
+
+    The y axis is cut at three times the largest regret seen, so that a loose bound does not
+    flatten the curve; a bound above the frame is noted in its legend entry.
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..cli import _atomic_write
+
+    curve = report.curve
+    alpha = report.checks[0].alpha if report.checks else 0.05
+    low, high = curve.band(1 - alpha / curve.checkpoints.size)
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    axes.plot(curve.checkpoints, curve.mean, color="black", label=f"{report.algorithm} (mean)")
+    axes.fill_between(curve.checkpoints, np.maximum(low, 0), high, color="black", alpha=0.15,
+                      label=f"simultaneous {1 - alpha:g} band")
+    for check in report.checks:
+        t = [r["t"] for r in check.rows]
+        b = [r["bound"] for r in check.rows]
+        style = "--" if check.kind == "upper" else ":"
+        top = 3 * max(float(np.max(high)), 1e-9)
+        above = np.nanmin(np.asarray(b, float)) > top if np.any(np.isfinite(b)) else False
+        note = ", above the frame" if above else ""
+        axes.plot(t, b, style, label=f"{check.bound} ({check.verdict}{note})")
+    axes.set_xscale("log")
+    axes.set_ylim(0, 3 * max(float(np.max(high)), 1e-9))
+    axes.set_xlabel("round t")
+    axes.set_ylabel("pseudo-regret")
+    axes.set_title(f"{report.algorithm}, epsilon = {report.epsilon:g}")
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    _atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=110), "wb")
+    plt.close(figure)
+
+
+def _values(pairs: list[str]) -> dict[str, float]:
+    values = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name:
+            raise DPBanditsError(f"--value must look like NAME=X, got {pair!r}")
+        try:
+            values[name] = float(text)
+        except ValueError:
+            raise DPBanditsError(f"--value {name}: {text!r} is not a number") from None
+    return values
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import _atomic_write, _dask_client
+
+    values = _values(args.value)
+    client = _dask_client(args.scheduler)
+    try:
+        report, _ = check_algorithm(args.algorithm, epsilon=args.epsilon, variant=args.variant,
+                                    setting=args.setting, means=args.means, horizon=args.horizon,
+                                    runs=args.runs, seed=args.seed, alpha=args.alpha, values=values,
+                                    workers=args.workers, client=client)
+    finally:
+        if client is not None:
+            client.close()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"bounds-{report.algorithm}" + (f"-{args.variant}" if args.variant else "")
+    _atomic_write(out / f"{stem}.json", lambda h: json.dump(report.to_dict(), h, indent=2), "w")
+    _atomic_write(out / f"{stem}.md", lambda h: h.write(report.to_markdown() + "\n"), "w")
+    plot(report, out / f"{stem}.png")
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(report.to_markdown())
+        print(f"\nwrote {out / stem}.png, .json and .md", file=sys.stderr)
+    return 1 if report.violated else 0
