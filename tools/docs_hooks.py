@@ -1,0 +1,123 @@
+"""MkDocs hooks: pages show what the code computes, not numbers copied by hand.
+
+Markers an algorithm page may contain, each on its own line:
+
+``<!-- dpbandits:bounds NAME -->``
+    every bound about algorithm NAME in :mod:`dpbandits.bounds`, rendered from its SymPy
+    expression (LaTeX), with its source, the status of its constants and its condition; then,
+    when an explicit bound applies to a bandit or full-information algorithm, a simulation at a
+    small size (seeded) with the check's table and a plot of the regret against the bounds.
+``<!-- dpbandits:audit NAME -->``
+    the rows for NAME of the audit claims table in ``docs/data/audit-claims.json``, the output
+    of ``dpbandits audit --all --out docs/data`` (the page says which command produced it).
+
+Simulations at build time are small (T = 2^14, 10 runs) so that the strict build in the test suite
+stays fast; the page states the size.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit) ([a-z0-9-]+) -->$", flags=re.M)
+AUDIT_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "audit-claims.json"
+SIZE = dict(horizon=2 ** 14, runs=10, seed=0, epsilon=1.0)
+SETTING = {"bandit": "hu2021-setting2", "full": "hu-journal-thm12"}
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 (MkDocs API)
+    return MARKER.sub(lambda match: _render(match.group(1), match.group(2)), markdown)
+
+
+def _render(what: str, name: str) -> str:
+    return _bounds(name) if what == "bounds" else _audit(name)
+
+
+def _bounds(name: str) -> str:
+    from dpbandits.bounds import bounds_for
+    from dpbandits.reference import get
+
+    found = bounds_for(name)
+    if not found:
+        return "*No bound of the papers is about this algorithm in `dpbandits.bounds`.*\n"
+    lines = []
+    for bound in found:
+        lines += [f"**`{bound.key}`**: {bound.title}. {bound.kind.capitalize()} bound on "
+                  f"{bound.quantity}; constants: *{bound.constants}*; status: *{bound.status}*"
+                  + (f" (printed form: `{bound.printed}`)" if bound.printed else "") + ".",
+                  "", "$$", bound.latex(), "$$", ""]
+        condition = _condition(bound)
+        if condition:
+            lines += [f"Valid when ${condition}$.", ""]
+        lines += [f"Source: {bound.source}.", ""]
+    cls = get(name)
+    checkable = [b for b in found if b.is_explicit() and b.status != "flawed"
+                 and b.kind in ("upper", "lower")]
+    if checkable and cls.feedback in SETTING:
+        lines += _simulation(name, SETTING[cls.feedback])
+    return "\n".join(lines) + "\n"
+
+
+def _condition(bound) -> str:
+    import sympy as sp
+
+    if bound.condition in (sp.true, True):
+        return ""
+    return sp.latex(bound.condition)
+
+
+def _simulation(name: str, setting: str) -> list[str]:
+    from dpbandits.bounds.cli import check_algorithm, plot
+
+    report, _ = check_algorithm(name, setting=setting, **SIZE)
+    if not report.checks:
+        return [f"*No explicit bound could be evaluated on `{setting}` (see above).*", ""]
+    path = Path(_Temp.path())
+    plot(report, path)
+    image = base64.b64encode(path.read_bytes()).decode()
+    lines = [f"Simulated on `{setting}` with epsilon = {SIZE['epsilon']:g}, T = {SIZE['horizon']}, "
+             f"{SIZE['runs']} runs, seed {SIZE['seed']} (reproduce with `dpbandits bounds {name} "
+             f"--setting {setting} --horizon {SIZE['horizon']} --runs {SIZE['runs']}`):", "",
+             "| bound | verdict | mean regret / bound at T |", "|---|---|---:|"]
+    for check in report.checks:
+        lines.append(f"| `{check.bound}` | {check.verdict} | {check.final_ratio:.3g} |")
+    lines += ["", f"![{name}: simulated regret against its bounds](data:image/png;base64,{image})", ""]
+    return lines
+
+
+class _Temp:
+    _dir = None
+
+    @classmethod
+    def path(cls) -> str:
+        import tempfile
+
+        if cls._dir is None:
+            cls._dir = tempfile.TemporaryDirectory(prefix="dpbandits-docs-")
+        return str(Path(cls._dir.name) / "plot.png")
+
+
+def _audit(name: str) -> str:
+    if not AUDIT_DATA.exists():
+        return ("*The audit claims table has not been generated: run "
+                "`dpbandits audit --all --out docs/data`.*\n")
+    rows = [r for r in json.loads(AUDIT_DATA.read_text())
+            if r["mechanism"] == name or r["mechanism"].startswith(f"{name}[")]
+    if not rows:
+        return f"*`{name}` does not appear in the audit claims table.*\n"
+    lines = ["From `dpbandits audit --all` (the claims table, `docs/data/audit-claims.json`):", "",
+             "| mechanism | claim | epsilon lower bound (95%) | certificate | exact epsilon of the pair | verdict |",
+             "|---|---|---:|---:|---:|---|"]
+    for r in rows:
+        claim = "-" if r["claimed_epsilon"] is None else f"{r['claimed_epsilon']:g}-DP [{r['relation']}]"
+        lines.append(f"| {r['mechanism']} | {claim} | {_num(r['epsilon_lower_bound'])} | "
+                     f"{_num(r.get('certificate'))} | {_num(r.get('exact_epsilon'))} | "
+                     f"**{r['verdict']}** |")
+    return "\n".join(lines) + "\n"
+
+
+def _num(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
