@@ -105,6 +105,7 @@ def _build_parser() -> argparse.ArgumentParser:
 _COMMANDS: tuple[tuple[str, str], ...] = (
     # Further subcommands: each module defines HELP, add_arguments(parser) and run(args) -> int.
     ("bounds", "dpbandits.bounds.cli"),
+    ("report", "dpbandits.report"),
 )
 """Subcommands implemented outside this file, as (name, module)."""
 

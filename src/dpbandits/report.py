@@ -1,0 +1,351 @@
+"""``dpbandits report``: the whole verification at a default budget, in one folder.
+
+Parts, in order (each written to ``DIR/parts/<part>.json`` as soon as it is done, with the
+parameters that produced it; a re-run with the same parameters reuses finished parts, so an
+interrupted report resumes where it stopped):
+
+1. ``algorithms``   every registered algorithm, its paper and the claim of each variant;
+2. ``audit``        the audit claims table (``dpbandits.audit.audit_all``): each variant's claim,
+                    the epsilon lower bound at 95% confidence and the verdict;
+3. ``bounds``       every algorithm with an explicit regret bound, simulated and checked against
+                    it (``dpbandits.bounds.check_regret``);
+4. ``reproduce``    reduced reproductions of the papers' experiments, with each claim's verdict.
+
+``DIR/index.md`` and ``DIR/index.html`` (plots inline) open with a summary: which privacy claims
+hold up to the audit's power and which are violated, which bounds are respected, which of the
+papers' experimental claims our runs support. Budgets are chosen so that the default report
+finishes in about 10 minutes on 2 cores; ``--budget tiny`` is the test suite's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import DPBanditsError
+
+HELP = "run the whole verification (claims, audit, bounds, reproductions) and write a report"
+
+__all__ = ["HELP", "add_arguments", "run", "report", "BUDGETS", "Part"]
+
+BUDGETS: dict[str, dict[str, Any]] = {
+    "tiny": dict(audit_samples=2_000, audit_int_samples=20_000, bounds_horizon=2 ** 10,
+                 bounds_runs=4, reproduce_size="tiny", experiments=("tossou2016-fig2a",)),
+    "default": dict(audit_samples=20_000, audit_int_samples=500_000, bounds_horizon=2 ** 15,
+                    bounds_runs=20, reproduce_size="tiny", experiments=None),
+    "full": dict(audit_samples=100_000, audit_int_samples=2_000_000, bounds_horizon=2 ** 18,
+                 bounds_runs=50, reproduce_size="default", experiments=None),
+}
+"""What each budget runs. ``experiments=None`` means every reproduction target."""
+
+PARTS = ("algorithms", "audit", "bounds", "reproduce")
+
+
+@dataclass
+class Part:
+    """One finished part: its Markdown, summary counts and the files it wrote."""
+
+    name: str
+    markdown: str
+    summary: dict[str, Any] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(name=self.name, markdown=self.markdown, summary=self.summary, files=self.files,
+                    seconds=self.seconds, parameters=self.parameters)
+
+
+# -- the parts ------------------------------------------------------------------------------------
+
+def _algorithms(out: Path, budget: dict, seed: int, client, say) -> Part:
+    from .reference import algorithms
+
+    lines = ["| algorithm | paper | feedback | variant: claim at epsilon = 1 |", "|---|---|---|---|"]
+    infos = algorithms(1.0)
+    for info in infos:
+        claims = "<br>".join(f"{v}: {c}" for v, c in info.claims.items())
+        lines.append(f"| `{info.name}` | {info.paper} | {info.feedback} | {claims} |")
+    return Part("algorithms", "\n".join(lines), {"algorithms": len(infos),
+                                                 "variants": sum(len(i.variants) for i in infos)})
+
+
+def _audit_part(out: Path, budget: dict, seed: int, client, say) -> Part:
+    from .audit import audit_all, claims_table
+    from .audit import runner
+
+    presets = {**runner.AUDIT_PRESETS}
+    presets["dp-ucb-int"] = {**presets.get("dp-ucb-int", {}), "samples": budget["audit_int_samples"]}
+    saved = runner.AUDIT_PRESETS
+    runner.AUDIT_PRESETS = presets
+    try:
+        results = audit_all(1.0, samples=budget["audit_samples"], seed=seed, progress=say)
+    finally:
+        runner.AUDIT_PRESETS = saved
+    table = claims_table(results)
+    data = [r.to_dict() for r in results]
+    _atomic_text(out / "audit-claims.json", json.dumps(data, indent=1))
+    from .reference.registry import ALGORITHMS
+
+    def registered(r) -> bool:
+        return r.mechanism.partition("[")[0] in ALGORITHMS
+
+    violations = [r.mechanism for r in results if r.verdict == "violation" and registered(r)]
+    consistent = [r.mechanism for r in results if r.verdict == "consistent" and registered(r)]
+    controls = {r.mechanism: r.verdict for r in results if not registered(r)}
+    false_missed = [r.mechanism for r in results
+                    if registered(r) and r.claim_status == "false" and r.verdict != "violation"]
+    text = (f"{budget['audit_samples']} test runs per side for each variant "
+            f"({budget['audit_int_samples']} for dp-ucb-int's counterexample), 95% confidence, "
+            "selection and test samples separate. `violation` means the lower bound exceeds the "
+            "claim; `consistent` means this audit could not refute it (not a proof of privacy).\n\n"
+            + table)
+    return Part("audit", text, {"audits": len(results), "violations": violations,
+                                "consistent": consistent, "controls": controls,
+                                "false_but_not_detected": false_missed},
+                ["audit-claims.json"])
+
+
+def _bounds_part(out: Path, budget: dict, seed: int, client, say) -> Part:
+    from .bounds import BOUNDS
+    from .bounds.cli import check_algorithm, plot
+    from .reference import get
+
+    names = sorted({tag.partition(":")[0] for b in BOUNDS.values() for tag in b.algorithms
+                    if b.is_explicit() and b.kind in ("upper", "lower") and b.status != "flawed"})
+    sections, files, held, violated, skipped = [], [], [], [], []
+    for i, name in enumerate(names):
+        cls = get(name)
+        if cls.feedback == "semi":
+            skipped.append(name)
+            continue
+        setting = "hu2021-setting2" if cls.feedback == "bandit" else "hu-journal-thm12"
+        say(f"bounds [{i + 1}/{len(names)}] {name}")
+        report, _ = check_algorithm(name, setting=setting, horizon=budget["bounds_horizon"],
+                                    runs=budget["bounds_runs"], seed=seed, client=client)
+        image = out / f"bounds-{name}.png"
+        if report.checks:
+            plot(report, image)
+            files.append(image.name)
+        for check in report.checks:
+            (held if check.verdict == "holds" else violated if check.verdict == "violated"
+             else skipped).append(f"{name}: {check.bound}")
+        sections.append(report.to_markdown() + (f"\n\n![{name}]({image.name})" if report.checks else ""))
+    intro = (f"Simulated at T = {budget['bounds_horizon']}, {budget['bounds_runs']} runs, "
+             "epsilon = 1, on `hu2021-setting2` (bandits) or `hu-journal-thm12` (full "
+             "information). Matroid bounds are not simulated here.")
+    return Part("bounds", intro + "\n\n" + "\n\n".join(sections),
+                {"held": held, "violated": violated, "not_simulated": skipped}, files)
+
+
+def _reproduce_part(out: Path, budget: dict, seed: int, client, say) -> Part:
+    from .experiments import EXPERIMENTS, reproduce
+
+    names = budget["experiments"] or tuple(EXPERIMENTS)
+    lines, files, supported, unsupported, untested = [], [], [], [], []
+    for i, name in enumerate(names):
+        say(f"reproduce [{i + 1}/{len(names)}] {name}")
+        result = reproduce(name, out / "reproduce" / name, size=budget["reproduce_size"], seed=seed,
+                           client=client)
+        lines += [f"### {name}", ""]
+        for claim in result.claims:
+            verdict = claim.verdict
+            bucket = (supported if verdict == "supported" else
+                      unsupported if verdict == "not supported" else untested)
+            bucket.append(f"{name}: {claim.text}")
+            lines.append(f"- **{verdict}**: {claim.text} ({claim.evidence})")
+        for path in result.paths:
+            if str(path).endswith(".png"):
+                relative = Path(path).resolve().relative_to(out.resolve())
+                files.append(str(relative))
+                lines += ["", f"![{name}]({relative})"]
+        lines.append("")
+    intro = (f"Reproductions at size `{budget['reproduce_size']}` (smaller than the papers': "
+             "each page says by how much). `dpbandits reproduce NAME --full` runs the paper's size.")
+    return Part("reproduce", intro + "\n\n" + "\n".join(lines),
+                {"supported": supported, "not_supported": unsupported, "not_testable": untested},
+                files)
+
+
+BUILDERS: dict[str, Callable[..., Part]] = {
+    "algorithms": _algorithms, "audit": _audit_part, "bounds": _bounds_part,
+    "reproduce": _reproduce_part,
+}
+
+
+# -- assembling -----------------------------------------------------------------------------------
+
+def report(out: str | Path = "dpbandits-report", *, budget: str = "default", seed: int = 0,
+           parts: tuple[str, ...] = PARTS, client=None,
+           progress: Callable[[str], None] | None = None) -> Path:
+    """Run (or resume) the report in folder ``out``; returns the path of ``index.md``."""
+    if budget not in BUDGETS:
+        raise DPBanditsError(f"unknown budget {budget!r}; choose one of {', '.join(BUDGETS)}")
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise DPBanditsError(f"unknown report part(s) {unknown}; parts are {', '.join(PARTS)}")
+    say = progress or (lambda message: None)
+    out = Path(out)
+    (out / "parts").mkdir(parents=True, exist_ok=True)
+    from . import __version__
+
+    parameters = dict(budget=budget, seed=seed, version=__version__, **BUDGETS[budget])
+    parameters = json.loads(json.dumps(parameters))
+    finished: list[Part] = []
+    for i, name in enumerate(parts):
+        cached = _load(out / "parts" / f"{name}.json", parameters)
+        if cached is not None:
+            say(f"[{i + 1}/{len(parts)}] {name}: reused from an earlier run")
+            finished.append(cached)
+            continue
+        say(f"[{i + 1}/{len(parts)}] {name} ...")
+        start = time.perf_counter()
+        part = BUILDERS[name](out, BUDGETS[budget], seed, client, say)
+        part.seconds = round(time.perf_counter() - start, 1)
+        part.parameters = parameters
+        _atomic_text(out / "parts" / f"{name}.json", json.dumps(part.to_dict(), indent=1))
+        say(f"[{i + 1}/{len(parts)}] {name}: done in {part.seconds:.0f} s")
+        finished.append(part)
+    text = _index(finished, parameters)
+    _atomic_text(out / "index.md", text)
+    _atomic_text(out / "index.html", _html(text, out))
+    return out / "index.md"
+
+
+def _load(path: Path, parameters: dict) -> Part | None:
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    if data.get("parameters") != parameters:
+        return None
+    return Part(**data)
+
+
+def summary(parts: list[Part]) -> list[str]:
+    """The report's opening lines, computed from the parts' summaries."""
+    by = {p.name: p.summary for p in parts}
+    lines = []
+    if "algorithms" in by:
+        s = by["algorithms"]
+        lines.append(f"- **{s['algorithms']} algorithms** ({s['variants']} variants) registered.")
+    if "audit" in by:
+        s = by["audit"]
+        private = len(s["violations"]) + len(s["consistent"])
+        lines.append(f"- **Privacy claims violated** ({len(s['violations'])} of {private} private "
+                     "variants; the audit's lower bound exceeds the claim at 95% confidence): "
+                     + (", ".join(f"`{m}`" for m in s["violations"]) or "none") + ".")
+        missed = s["false_but_not_detected"]
+        lines.append(f"- **Privacy claims not refuted** at this budget ({len(s['consistent'])}): "
+                     + (", ".join(f"`{m}`" for m in s["consistent"]) or "none") + ". Not refuted "
+                     "is not proved: "
+                     + (f"{len(missed)} of these are false according to the specs' errata but "
+                        "their violating events are too rare for this budget: "
+                        + ", ".join(f"`{m}`" for m in missed) + " (see the errata page)."
+                        if missed else "every claim the specs show false was caught."))
+        flagged = sum(v == "violation" for v in s["controls"].values())
+        lines.append(f"- **Audit controls** (toy mechanisms of known loss): {flagged} of "
+                     f"{len(s['controls'])} flagged: "
+                     + ", ".join(f"`{m}` {v}" for m, v in s["controls"].items()) + ".")
+    if "bounds" in by:
+        s = by["bounds"]
+        lines.append(f"- **Regret bounds**: {len(s['held'])} checks respected, "
+                     f"{len(s['violated'])} violated"
+                     + (": " + ", ".join(f"`{v}`" for v in s["violated"]) if s["violated"] else "")
+                     + ".")
+    if "reproduce" in by:
+        s = by["reproduce"]
+        lines.append(f"- **Reproductions**: {len(s['supported'])} of the papers' claims supported, "
+                     f"{len(s['not_supported'])} not supported, {len(s['not_testable'])} not "
+                     "testable at this size.")
+    return lines
+
+
+def _index(parts: list[Part], parameters: dict) -> str:
+    titles = {"algorithms": "Algorithms and their claims", "audit": "Privacy audit",
+              "bounds": "Regret against the papers' bounds", "reproduce": "Reproductions"}
+    lines = ["# dpbandits verification report", "",
+             f"Budget `{parameters['budget']}`, seed {parameters['seed']}, dpbandits "
+             f"{parameters['version']}.", "", "## Summary", "", *summary(parts), ""]
+    for part in parts:
+        lines += [f"## {titles[part.name]}", "", f"*{part.seconds:.0f} s.*", "", part.markdown, ""]
+    return "\n".join(lines)
+
+
+def _html(markdown_text: str, out: Path) -> str:
+    """HTML with every local PNG inlined, so the page is one self-contained file."""
+    import re
+
+    import markdown
+
+    def inline(match: re.Match) -> str:
+        alt, target = match.group(1), match.group(2)
+        path = out / target
+        if target.endswith(".png") and path.exists():
+            data = base64.b64encode(path.read_bytes()).decode()
+            return f"![{alt}](data:image/png;base64,{data})"
+        return match.group(0)
+
+    text = re.sub(r"!\[([^\]]*)\]\(([^)]+)\)", inline, markdown_text)
+    body = markdown.markdown(text, extensions=["tables"])
+    style = ("body{font-family:sans-serif;max-width:70em;margin:auto;padding:1em}"
+             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
+             "img{max-width:100%}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>dpbandits report</title>"
+            f"<style>{style}</style></head><body>{body}</body></html>")
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default="dpbandits-report", help="output folder (default dpbandits-report)")
+    parser.add_argument("--budget", default="default", choices=tuple(BUDGETS),
+                        help="how much to run (default: about 10 minutes on 2 cores)")
+    parser.add_argument("--part", action="append", choices=PARTS, default=None,
+                        help="run only this part (repeatable; default all)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="run simulations on a Dask cluster (needs dpbandits[distributed])")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress messages")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .cli import _dask_client
+
+    say = (lambda message: None) if args.no_progress else (
+        lambda message: print(f"  {message}", file=sys.stderr, flush=True))
+    client = _dask_client(args.scheduler)
+    try:
+        index = report(args.out, budget=args.budget, seed=args.seed,
+                       parts=tuple(args.part or PARTS), client=client, progress=say)
+    finally:
+        if client is not None:
+            client.close()
+    text = index.read_text()
+    start = text.index("## Summary")
+    print(text[start:text.index("\n## ", start + 1)].strip())
+    print(f"\nwrote {index} and {index.with_suffix('.html')}")
+    return 0
