@@ -19,7 +19,7 @@ from dpbandits.reference.registry import ALGORITHMS
 
 # Default values of the symbols that bounds commonly use; bounds needing other symbols either fix
 # them in ``settings`` or are skipped by the grid checks (and must be covered by their paper's tests).
-POINT = {"K": 5.0, "epsilon": 0.5, "delta": 0.01, "Delta_min": 0.1, "L": 10.0, "m": 3.0, "n": 100.0}
+POINT = {"K": 8.0, "epsilon": 0.5, "delta": 0.01, "Delta_min": 0.1, "L": 10.0, "m": 3.0, "n": 100.0}
 GAPS = [0.0, 0.05, 0.2, 0.4]
 ALL = sorted(BOUNDS)
 
@@ -59,7 +59,8 @@ def test_bound_is_documented_and_resolves(key):
 @pytest.mark.parametrize("key", ALL)
 def test_bound_has_its_declared_shape(key):
     bound = BOUNDS[key]
-    if bound.kind not in ("upper", "lower") or bound.constants == "free" or not _evaluable(bound):
+    if (bound.kind not in ("upper", "lower") or bound.constants == "free" or bound.asymptotic
+            or not _evaluable(bound)):
         pytest.skip("not a regret bound evaluable at the standard point")
     horizon = _horizon(bound)
     if "T+" in bound.monotone and horizon in bound.symbols:
@@ -119,8 +120,12 @@ def test_each_lower_bound_stays_below_the_upper_bounds_of_its_algorithms():
         if not set(low.algorithms) & set(up.algorithms) or _horizon(low) != _horizon(up):
             continue
         grid = np.geomspace(1e3, 1e9, 13)
-        a, b = _value(low, **{_horizon(low): grid}), _value(up, **{_horizon(up): grid})
+        a = np.broadcast_to(_value(low, **{_horizon(low): grid}), grid.shape)
+        b = np.broadcast_to(_value(up, **{_horizon(up): grid}), grid.shape)
+        if low.instance and up.instance and low.instance != up.instance \
+                and "deterministic" not in (low.instance, up.instance):
+            continue
         both = np.isfinite(a) & np.isfinite(b)
         assert np.all(a[both] <= b[both]), f"{low.key} exceeds {up.key}"
         compared += int(both.any())
-    assert compared >= 0
+    assert compared >= 1, "no lower bound was compared with an upper bound"

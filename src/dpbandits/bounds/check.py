@@ -146,6 +146,9 @@ def check_regret(curve: Any, bound: Bound, *, alpha: float = 0.05, anytime: bool
     if not bound.is_explicit():
         raise DPBanditsError(f"{bound.key} has no explicit constant ({bound.constants}); "
                              "it cannot be held against a simulation")
+    if bound.asymptotic:
+        raise DPBanditsError(f"{bound.key} holds only in the limit T -> infinity; "
+                             "no finite simulation can be held against it")
     if not isinstance(curve, RegretCurve):
         curve = RegretCurve.from_result(curve, kind)
     if curve.runs < 2:

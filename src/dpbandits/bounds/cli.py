@@ -98,9 +98,10 @@ def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None
     if runs < 2:
         raise DPBanditsError("a bound is never checked on a single run: --runs must be at least 2")
     if means is not None:
-        source = Bernoulli(np.asarray(means, dtype=float))
+        source, setting_name, law = Bernoulli(np.asarray(means, dtype=float)), "", "bernoulli"
     else:
-        source = get_setting(setting or "hu2021-setting2").environment()
+        chosen = get_setting(setting or "hu2021-setting2")
+        source, setting_name, law = chosen.environment(), chosen.name, chosen.law
     mu = np.asarray(source.means, dtype=float)
     cls = get(algorithm)
     if cls.feedback == "semi":
@@ -111,13 +112,20 @@ def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None
     result = simulate(factory, source, horizon, runs=runs, seed=seed, workers=workers, client=client)
     curve = RegretCurve.from_result(result)
     gaps = mu.max() - mu
-    known = {"epsilon": epsilon, "K": float(mu.size), **(values or {})}
+    known = {"epsilon": epsilon, "K": float(mu.size), "Delta_min": float(gaps[gaps > 0].min()),
+             **(values or {})}
     checks, skipped = [], []
     for bound in bounds_for(algorithm, variant):
         if bound.kind not in ("upper", "lower"):
             continue
         if not bound.is_explicit():
             skipped.append((bound, f"constants {bound.constants}: nothing to evaluate"))
+            continue
+        if bound.asymptotic:
+            skipped.append((bound, "a statement about T -> infinity only"))
+            continue
+        if bound.instance and bound.instance not in (setting_name, law):
+            skipped.append((bound, f"applies only on {bound.instance!r}, not on this instance"))
             continue
         if bound.status == "flawed":
             skipped.append((bound, "its proof is flawed (see its docstring): not held against data"))

@@ -108,6 +108,12 @@ class Bound:
     """Deviations, typos fixed, and where the constant comes from."""
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Fixed values of free parameters of the bound (e.g. ``lambda_0 = 0.5``), documented."""
+    instance: str = ""
+    """Where the result applies: ``""`` any instance of its setting; ``"deterministic"`` only the
+    deterministic setting (every round's vector equal to the means); otherwise the name of the one
+    setting it is about (a minimax lower bound's hard instance)."""
+    asymptotic: bool = False
+    """True for a statement about the limit T -> infinity only (not a bound at any finite T)."""
     monotone: tuple[str, ...] = ("T+", "epsilon-")
     """Shape the bound must have, checked by the tests on a grid inside its condition: ``T+``
     non-decreasing in T, ``epsilon-`` non-increasing in epsilon (symbols it does not contain are
