@@ -24,6 +24,7 @@ __all__ = ["Bound", "BoundCheck", "RegretCurve", "check_regret", "BOUNDS", "PAPE
 PAPERS: tuple[str, ...] = (
     "prior",
     "wu_wang2025",
+    "chandak2023",
 )
 """Modules of this package that define bounds; each has ``bounds() -> list[Bound]``."""
 

@@ -253,4 +253,4 @@ def _lambdified(expr: sp.Expr, names: tuple[str, ...]) -> Callable[..., Any]:
 def _lambdified_condition(condition: sp.Basic, names: tuple[str, ...]) -> Callable[..., Any]:
     if condition is sp.true or condition == True:  # noqa: E712  (SymPy's true)
         return lambda **kw: True
-    return _lambdified(condition, names + ("Delta",))
+    return _lambdified(condition, names if "Delta" in names else names + ("Delta",))
