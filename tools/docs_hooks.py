@@ -7,6 +7,8 @@ Markers an algorithm page may contain, each on its own line:
     expression (LaTeX), with its source, the status of its constants and its condition; then,
     when an explicit bound applies to a bandit or full-information algorithm, a simulation at a
     small size (seeded) with the check's table and a plot of the regret against the bounds.
+``<!-- dpbandits:catalogue -->``
+    the table of every bound in :data:`dpbandits.bounds.BOUNDS`.
 ``<!-- dpbandits:audit NAME -->``
     the rows for NAME of the audit claims table in ``docs/data/audit-claims.json``, the output
     of ``dpbandits audit --all --out docs/data`` (the page says which command produced it).
@@ -22,7 +24,7 @@ import json
 import re
 from pathlib import Path
 
-MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit) ([a-z0-9-]+) -->$", flags=re.M)
+MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue) ?([a-z0-9-]*) -->$", flags=re.M)
 AUDIT_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "audit-claims.json"
 SIZE = dict(horizon=2 ** 14, runs=10, seed=0, epsilon=1.0)
 SETTING = {"bandit": "hu2021-setting2", "full": "hu-journal-thm12"}
@@ -33,7 +35,21 @@ def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001
 
 
 def _render(what: str, name: str) -> str:
+    if what == "catalogue":
+        return _catalogue()
     return _bounds(name) if what == "bounds" else _audit(name)
+
+
+def _catalogue() -> str:
+    from dpbandits.bounds import BOUNDS
+
+    lines = ["| key | result | kind | constants | status | about |", "|---|---|---|---|---|---|"]
+    for key in sorted(BOUNDS):
+        b = BOUNDS[key]
+        about = ", ".join(f"`{a}`" for a in b.algorithms) or "-"
+        status = b.status + (f" (printed: `{b.printed}`)" if b.printed else "")
+        lines.append(f"| `{key}` | {b.title} | {b.kind} | {b.constants} | {status} | {about} |")
+    return "\n".join(lines) + "\n"
 
 
 def _bounds(name: str) -> str:
