@@ -25,6 +25,8 @@ PAPERS: tuple[str, ...] = (
     "prior",
     "wu_wang2025",
     "chandak2023",
+    "hu2021",
+    "hu_journal",
 )
 """Modules of this package that define bounds; each has ``bounds() -> list[Bound]``."""
 
@@ -55,13 +57,15 @@ def bounds_for(name: str, variant: str | None = None, *, kind: str | None = None
                explicit: bool = False) -> list[Bound]:
     """Bounds about the registered algorithm ``name`` (and its ``variant``, when the bound names one).
 
-    A bound lists ``algorithms`` as registry names, optionally ``name:variant``. ``explicit=True``
-    keeps only bounds whose constants are all known (the ones a simulation can be held against).
+    A bound lists ``algorithms`` as registry names, optionally ``name:variant``; ``variant=None``
+    means the algorithm's default variant. ``explicit=True`` keeps only bounds whose constants are
+    all known (the ones a simulation can be held against).
     """
-    from ..reference.registry import canonical
+    from ..reference.registry import canonical, get
 
     name = canonical(name)
-    tags = {name} | ({f"{name}:{variant}"} if variant else set())
+    variant = variant or get(name).default_variant
+    tags = {name, f"{name}:{variant}"}
     chosen = [b for b in BOUNDS.values()
               if tags & set(b.algorithms)
               and (kind is None or b.kind == kind)

@@ -253,4 +253,8 @@ def _lambdified(expr: sp.Expr, names: tuple[str, ...]) -> Callable[..., Any]:
 def _lambdified_condition(condition: sp.Basic, names: tuple[str, ...]) -> Callable[..., Any]:
     if condition is sp.true or condition == True:  # noqa: E712  (SymPy's true)
         return lambda **kw: True
-    return _lambdified(condition, names if "Delta" in names else names + ("Delta",))
+    names = names if "Delta" in names else names + ("Delta",)
+    if isinstance(condition, sp.And):   # numpy's reduce over conjuncts of mixed shapes fails
+        parts = [_lambdified(arg, names) for arg in condition.args]
+        return lambda **kw: np.logical_and.reduce(np.broadcast_arrays(*(np.asarray(f(**kw)) for f in parts)))
+    return _lambdified(condition, names)

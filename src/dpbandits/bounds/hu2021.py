@@ -1,0 +1,184 @@
+"""Bounds of Hu, Huang & Mehta, "Near-optimal algorithms for private online learning in a
+stochastic environment" (arXiv:2102.07929), spec 000 section 4.
+
+The paper states Theorems 3, 4, 5 and Corollary 9 with O(.) only; the spec follows the proofs and
+gives [DERIVED] explicit constants (Theorems 3 and 4), or leaves one constant free (Theorem 5's
+C_12, the literal Theorem 3's C_11). Theorem 7 (FTNL) has explicit constants in App. G; its
+bracket form needs the gap vector, so it is :func:`thm7_brackets` (exact first form), and the
+Bound ``hu2021.thm7`` is the spec's second form with the number of brackets bounded by
+log2(1/Delta_min) + 1 (a valid relaxation, labelled derived). Theorem 10's private term is
+explicit (0.0098 ln K / eps) and is a lower bound for epsilon-DP algorithms on its hard instance
+(``hu-journal-thm12`` is that family's P_1 with K = 10, Delta = 0.1).
+
+FTNL with Lap(1/eps) (``rnm-ftnl`` variant ``paper``) is only 2 eps-DP; the corrected Lap(2/eps)
+variant satisfies every regret bound with eps replaced by eps / 2 (spec 002 R4).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import sympy as sp
+
+from .core import Bound, Delta, Delta_min, K, T, epsilon, positive
+
+__all__ = ["C_11", "C_12", "thm3", "thm3_literal", "thm4", "thm5", "thm5_order", "thm7",
+           "thm7_corrected", "thm7_brackets", "cor8_i", "cor8_ii", "cor9", "thm10_private",
+           "bounds"]
+
+C_11 = positive("C_11")
+"""Lemma 11's O(1) constant (the spec derives 5.625; kept free in the paper-literal form)."""
+C_12 = positive("C_12")
+"""Lemma 12's O(1) constant (O-only, spec 000 s.4.4)."""
+
+_PAPER = "Hu, Huang & Mehta, arXiv:2102.07929"
+_LOG2T = sp.log(T, 2)
+
+
+def thm3() -> Bound:
+    """Theorem 3 (Anytime-Lazy-UCB) [DERIVED], T >= 2 (spec 000 s.4.2):
+    R(T) <= sum_j 96 ln T / min{Delta_j, eps} + 6 Delta_j log2 T. Anytime."""
+    return Bound("hu2021.thm3", "Theorem 3: problem-dependent regret of Anytime-Lazy-UCB",
+                 f"{_PAPER}, Thm 3, App. C; spec 000 s.4.2 [DERIVED]", "upper",
+                 "expected pseudo-regret R(T)", "derived",
+                 per_arm=96 * sp.log(T) / sp.Min(Delta, epsilon) + 6 * Delta * _LOG2T,
+                 condition=sp.Ge(T, 2), algorithms=("anytime-lazy-ucb",),
+                 order=sp.log(T) / sp.Min(Delta, epsilon))
+
+
+def thm3_literal() -> Bound:
+    """Theorem 3, paper-literal App. C form with Lemma 11's constant free:
+    sum_j Delta_j (1 + (2^{d_j + 1} - 2) + C_11 log2 T), d_j = ceil(log2(24 ln T / (Delta_j min{Delta_j, eps})))."""
+    d = sp.ceiling(sp.log(24 * sp.log(T) / (Delta * sp.Min(Delta, epsilon)), 2))
+    return Bound("hu2021.thm3.literal", "Theorem 3 (App. C form, Lemma 11 constant free)",
+                 f"{_PAPER}, Thm 3, App. C eqs. (18)-(19); spec 000 s.4.2", "upper",
+                 "expected pseudo-regret R(T)", "free",
+                 per_arm=Delta * (1 + 2 ** (d + 1) - 2 + C_11 * _LOG2T), condition=sp.Ge(T, 2),
+                 algorithms=("anytime-lazy-ucb",), monotone=())
+
+
+def thm4() -> Bound:
+    """Theorem 4 (Anytime-Lazy-UCB, problem-independent) [DERIVED] (spec 000 s.4.3):
+    (1 + 96 ln 2) sqrt(K T log2 T) + 96 K ln T / eps + 6 K log2 T."""
+    rest = ((1 + 96 * sp.log(2)) * sp.sqrt(K * T * _LOG2T) + 96 * K * sp.log(T) / epsilon
+            + 6 * K * _LOG2T)
+    return Bound("hu2021.thm4", "Theorem 4: problem-independent regret of Anytime-Lazy-UCB",
+                 f"{_PAPER}, Thm 4, App. D; spec 000 s.4.3 [DERIVED]", "upper",
+                 "worst-case expected pseudo-regret", "derived", rest=rest, condition=sp.Ge(T, 2),
+                 algorithms=("anytime-lazy-ucb",),
+                 order=sp.sqrt(K * T * sp.log(T)) + K * sp.log(T) / epsilon)
+
+
+def thm5() -> Bound:
+    """Theorem 5 (Hybrid-UCB), App. E.3.2 leading term [DERIVED] with Lemma 12's constant free
+    (spec 000 s.4.4): sum_j max{1024 log2 T / Delta_j, 1024 log2 T / eps log2(256 log2 T / (eps Delta_j))}
+    + C_12 Delta_j log2 T. The proof's noise threshold (43) is off by a factor 2 (spec s.4.4)."""
+    y = 256 * _LOG2T / (epsilon * Delta)
+    term = sp.Max(1024 * _LOG2T / Delta, 1024 * _LOG2T / epsilon * sp.log(y, 2)) + C_12 * Delta * _LOG2T
+    return Bound("hu2021.thm5", "Theorem 5: regret of Hybrid-UCB (Lemma 12 constant free)",
+                 f"{_PAPER}, Thm 5, App. E.3.2; spec 000 s.4.4", "upper",
+                 "expected pseudo-regret R(T)", "free", per_arm=term, condition=sp.Ge(T, 2),
+                 algorithms=("hybrid-ucb",), monotone=())
+
+
+def thm5_order() -> Bound:
+    """Theorem 5 as stated: O(sum_j max{log T / Delta_j, log T / eps log(log T / (eps Delta_j))})."""
+    rate = sp.Max(sp.log(T) / Delta, sp.log(T) / epsilon * sp.log(sp.log(T) / (epsilon * Delta)))
+    return Bound("hu2021.thm5.order", "Theorem 5: rate of Hybrid-UCB", f"{_PAPER}, Thm 5; spec 000 s.4.4",
+                 "upper", "expected pseudo-regret R(T)", "order", per_arm=rate,
+                 algorithms=("hybrid-ucb",), order=rate, monotone=())
+
+
+def _ftnl_relaxed(eps: sp.Expr) -> sp.Expr:
+    brackets = sp.log(1 / Delta_min, 2) + 1
+    return (1 + 512 * (1 + sp.log(K - 1)) / Delta_min
+            + 256 * (1 + sp.log(K - 1)) * brackets / eps)
+
+
+def thm7() -> Bound:
+    """Theorem 7 (FTNL, Lap(1/eps)), App. G's second form with the bracket count bounded by
+    log2(1/Delta_min) + 1 and the +1 for gaps <= 1/T (spec 000 s.4.6, spec 002 s.4.6):
+    1 + 512 (1 + ln(K-1)) / Delta_min + 256 (1 + ln(K-1)) (log2(1/Delta_min) + 1) / eps.
+    :func:`thm7_brackets` is the exact (tighter) first form."""
+    return Bound("hu2021.thm7", "Theorem 7: problem-dependent regret of FTNL (relaxed bracket count)",
+                 f"{_PAPER}, Thm 7, App. G; spec 000 s.4.6, spec 002 s.4.6", "upper",
+                 "expected pseudo-regret R(T)", "derived", rest=_ftnl_relaxed(epsilon),
+                 condition=sp.Ge(K, 2), algorithms=("rnm-ftnl:paper",),
+                 order=sp.log(K) / Delta_min + sp.log(K) * sp.log(1 / Delta_min) / epsilon,
+                 note="256 and 512 are the paper's; the bracket-count relaxation is ours")
+
+
+def thm7_corrected() -> Bound:
+    """Theorem 7 for the corrected Lap(2/eps) noise: the same bound at eps / 2 (spec 002 R4)."""
+    return Bound("hu2021.thm7.lap2", "Theorem 7 for FTNL with Lap(2/eps) (eps replaced by eps/2)",
+                 f"{_PAPER}, Thm 7; spec 002 s.4.6 R4 [DERIVED]", "upper",
+                 "expected pseudo-regret R(T)", "derived", rest=_ftnl_relaxed(epsilon / 2),
+                 condition=sp.Ge(K, 2), algorithms=("rnm-ftnl:corrected",),
+                 order=sp.log(K) / Delta_min + sp.log(K) * sp.log(1 / Delta_min) / epsilon)
+
+
+def thm7_brackets(gaps: Sequence[float], epsilon_: float, T_: int) -> float:
+    """The exact first form of Theorem 7 / Theorem 9: sum over non-empty brackets J_k of
+    256 (1 + ln |J_k|) / min{Delta_(k), eps}, brackets built from the gaps > 1/T, plus 1 if some
+    gap lies in (0, 1/T] (spec 000 s.4.6, spec 002 s.4.6 with R2)."""
+    g = np.asarray(gaps, dtype=float)
+    positive_gaps = g[g > 0]
+    small = positive_gaps[positive_gaps <= 1.0 / T_]
+    big = positive_gaps[positive_gaps > 1.0 / T_]
+    total = 1.0 if small.size else 0.0
+    if big.size == 0:
+        return total
+    d_min = big.min()
+    index = np.floor(np.log2(big / d_min)).astype(int) + 1
+    for k in np.unique(index):
+        size = int(np.sum(index == k))
+        total += 256 * (1 + math.log(size)) / min(2 ** (k - 1) * d_min, epsilon_)
+    return total
+
+
+def cor8_i() -> Bound:
+    """Corollary 8 (i): if every Delta_j <= eps, R(T) <= 512 (1 + ln(K-1)) / Delta_min (spec 000 s.4.7).
+    The condition on every gap cannot be checked from Delta_min alone: listed, not auto-checked."""
+    return Bound("hu2021.cor8.i", "Corollary 8 (i): all gaps at most eps", f"{_PAPER}, Cor 8; spec 000 s.4.7",
+                 "upper", "expected pseudo-regret R(T)", "paper",
+                 rest=512 * (1 + sp.log(K - 1)) / Delta_min, condition=sp.Ge(K, 2),
+                 monotone=(), note="needs every Delta_j <= eps")
+
+
+def cor8_ii() -> Bound:
+    """Corollary 8 (ii): if every Delta_j is in [Delta_min, 2 Delta_min),
+    R(T) <= 256 (1 + ln(K-1)) / min{Delta_min, eps} (spec 000 s.4.7; half-open interval)."""
+    return Bound("hu2021.cor8.ii", "Corollary 8 (ii): gaps within a factor 2", f"{_PAPER}, Cor 8; spec 000 s.4.7",
+                 "upper", "expected pseudo-regret R(T)", "paper",
+                 rest=256 * (1 + sp.log(K - 1)) / sp.Min(Delta_min, epsilon), condition=sp.Ge(K, 2),
+                 monotone=("epsilon-",), note="needs every Delta_j in [Delta_min, 2 Delta_min)")
+
+
+def cor9() -> Bound:
+    """Corollary 9 (FTNL, problem-independent): O(sqrt(T log K) + log K log T / eps). Order only."""
+    rate = sp.sqrt(T * sp.log(K)) + sp.log(K) * sp.log(T) / epsilon
+    return Bound("hu2021.cor9", "Corollary 9: problem-independent regret of FTNL",
+                 f"{_PAPER}, Cor 9; spec 000 s.4.8", "upper", "worst-case expected pseudo-regret",
+                 "order", rest=rate, algorithms=("rnm-ftnl",), order=rate)
+
+
+def thm10_private() -> Bound:
+    """Theorem 10, private term (App. H, explicit): every eps-DP algorithm has regret at least
+    0.0098 ln K / eps on some instance of the family P_j (Bernoulli 1/2 + Delta for action j,
+    1/2 for the others), when T >= ln K / (10 eps Delta_min); K >= 2, Delta_min <= 1/2
+    (spec 000 s.4.9). By symmetry, an algorithm that treats actions alike has the same regret on
+    every P_j, so the bound applies to P_1, the ``hu-journal-thm12`` setting."""
+    condition = sp.And(sp.Ge(T, sp.log(K) / (10 * epsilon * Delta_min)), sp.Ge(K, 2),
+                       sp.Le(Delta_min, sp.Rational(1, 2)))
+    return Bound("hu2021.thm10", "Theorem 10: lower bound for eps-DP online learning (private term)",
+                 f"{_PAPER}, Thm 10, App. H; spec 000 s.4.9", "lower", "expected pseudo-regret R(T)",
+                 "paper", rest=sp.Float(0.0098) * sp.log(K) / epsilon, condition=condition,
+                 algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"),
+                 instance="hu-journal-thm12", order=sp.log(K) / epsilon, monotone=("epsilon-",))
+
+
+def bounds() -> list[Bound]:
+    return [thm3(), thm3_literal(), thm4(), thm5(), thm5_order(), thm7(), thm7_corrected(),
+            cor8_i(), cor8_ii(), cor9(), thm10_private()]
