@@ -27,6 +27,7 @@ PAPERS: tuple[str, ...] = (
     "chandak2023",
     "hu2021",
     "hu_journal",
+    "tossou2016",
 )
 """Modules of this package that define bounds; each has ``bounds() -> list[Bound]``."""
 

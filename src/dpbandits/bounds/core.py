@@ -240,12 +240,23 @@ def _checked_gaps(gaps: Any) -> np.ndarray:
 
 _CACHE: dict[tuple, Callable[..., Any]] = {}
 
+
+def _real_lambertw(x: Any, k: int = 0) -> np.ndarray:
+    """Lambert W on its real branches (NaN where the branch is not real)."""
+    from scipy.special import lambertw
+
+    value = lambertw(x, k)
+    return np.where(np.abs(np.imag(value)) < 1e-12, np.real(value), np.nan)
+
+
+_REAL_FUNCTIONS = {"LambertW": _real_lambertw}
+
 def _lambdified(expr: sp.Expr, names: tuple[str, ...]) -> Callable[..., Any]:
     key = (sp.srepr(expr), names)
     if key not in _CACHE:
         symbols = [sp.Symbol(n) for n in names]
         plain = expr.xreplace({s: sp.Symbol(s.name) for s in expr.free_symbols})
-        _CACHE[key] = sp.lambdify(symbols, plain, modules=["scipy", "numpy"])
+        _CACHE[key] = sp.lambdify(symbols, plain, modules=[_REAL_FUNCTIONS, "scipy", "numpy"])
     function = _CACHE[key]
     return lambda **kw: function(*(kw[n] for n in names))
 
