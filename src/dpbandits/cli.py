@@ -106,6 +106,7 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     # Further subcommands: each module defines HELP, add_arguments(parser) and run(args) -> int.
     ("bounds", "dpbandits.bounds.cli"),
     ("report", "dpbandits.report"),
+    ("reproduce", "dpbandits.reproduce"),
 )
 """Subcommands implemented outside this file, as (name, module)."""
 

@@ -149,7 +149,7 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say) -> Part:
 
 
 def _reproduce_part(out: Path, budget: dict, seed: int, client, say) -> Part:
-    from .experiments import EXPERIMENTS, reproduce
+    from .reproduce import EXPERIMENTS, reproduce
 
     names = budget["experiments"] or tuple(EXPERIMENTS)
     lines, files, supported, unsupported, untested = [], [], [], [], []
