@@ -92,7 +92,10 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="what the external program observes (default bandit)")
     audit.add_argument("--timeout", type=float, default=10.0,
                        help="seconds an external program may take per run (default 10)")
-    audit.add_argument("--workers", type=int, default=1, help="worker processes for external programs")
+    audit.add_argument("--workers", type=int, default=1,
+                       help="worker processes (simulations, or external program instances)")
+    audit.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="simulate on a Dask cluster (needs dpbandits[distributed]); same result")
     audit.add_argument("--out", default="dpbandits-out", help="output folder for --all")
     audit.add_argument("--json", action="store_true", help="print the result as JSON")
     audit.add_argument("--no-progress", action="store_true", help="hide progress messages")
@@ -234,13 +237,20 @@ def _audit(args: argparse.Namespace) -> int:
         raise DPBanditsError("give exactly one of ALGO, --all or --command")
     say = (lambda message: None) if args.no_progress else (
         lambda message: print(f"  {message}", file=sys.stderr, flush=True))
+    workers = check_positive_int(args.workers, "workers")
     if args.all:
         start = time.perf_counter()
-        results = audit_all(check_epsilon(args.epsilon), samples=args.samples or 20_000,
-                            alpha=args.alpha, seed=args.seed, progress=say)
-        table = claims_table(results)
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
+        client = _dask_client(args.scheduler)
+        try:
+            results = audit_all(check_epsilon(args.epsilon), samples=args.samples or 20_000,
+                                alpha=args.alpha, seed=args.seed, workers=workers, client=client,
+                                resume=out / "audit-results", progress=say)
+        finally:
+            if client is not None:
+                client.close()
+        table = claims_table(results)
         _atomic_write(out / "audit-claims.md", lambda h: h.write(table + "\n"), mode="w")
         _atomic_write(out / "audit-claims.json",
                       lambda h: h.write(json.dumps([r.to_dict() for r in results], indent=1)), mode="w")
@@ -261,11 +271,16 @@ def _audit(args: argparse.Namespace) -> int:
         result = audit(mechanism, samples=args.samples or 20_000, alpha=args.alpha, seed=args.seed,
                        T=args.horizon or 16, progress=say)
     else:
-        result = audit_algorithm(args.algorithm, epsilon=check_epsilon(args.epsilon),
-                                 variant=args.variant, K=args.arms, T=args.horizon,
-                                 params=_params(args.param), samples=args.samples or 50_000,
-                                 alpha=args.alpha, seed=args.seed, white_box=args.white_box,
-                                 progress=say)
+        client = _dask_client(args.scheduler)
+        try:
+            result = audit_algorithm(args.algorithm, epsilon=check_epsilon(args.epsilon),
+                                     variant=args.variant, K=args.arms, T=args.horizon,
+                                     params=_params(args.param), samples=args.samples or 50_000,
+                                     alpha=args.alpha, seed=args.seed, white_box=args.white_box,
+                                     workers=workers, client=client, progress=say)
+        finally:
+            if client is not None:
+                client.close()
     print(result.to_json(indent=1) if args.json else _describe(result))
     return 0
 

@@ -41,7 +41,7 @@ BUDGETS: dict[str, dict[str, Any]] = {
     "tiny": dict(audit_samples=2_000, audit_int_samples=20_000, bounds_horizon=2 ** 10,
                  bounds_runs=4, reproduce_size="tiny", experiments=("tossou2016-fig2a",)),
     "default": dict(audit_samples=20_000, audit_int_samples=500_000, bounds_horizon=2 ** 15,
-                    bounds_runs=20, reproduce_size="tiny", experiments=None),
+                    bounds_runs=20, reproduce_size="small", experiments=None),
     "full": dict(audit_samples=100_000, audit_int_samples=2_000_000, bounds_horizon=2 ** 18,
                  bounds_runs=50, reproduce_size="default", experiments=None),
 }
@@ -82,16 +82,12 @@ def _algorithms(out: Path, budget: dict, seed: int, client, say) -> Part:
 
 def _audit_part(out: Path, budget: dict, seed: int, client, say) -> Part:
     from .audit import audit_all, claims_table
-    from .audit import runner
+    from .audit.runner import AUDIT_PRESETS
 
-    presets = {**runner.AUDIT_PRESETS}
-    presets["dp-ucb-int"] = {**presets.get("dp-ucb-int", {}), "samples": budget["audit_int_samples"]}
-    saved = runner.AUDIT_PRESETS
-    runner.AUDIT_PRESETS = presets
-    try:
-        results = audit_all(1.0, samples=budget["audit_samples"], seed=seed, progress=say)
-    finally:
-        runner.AUDIT_PRESETS = saved
+    presets = {"dp-ucb-int": {**AUDIT_PRESETS.get("dp-ucb-int", {}),
+                              "samples": budget["audit_int_samples"]}}
+    results = audit_all(1.0, samples=budget["audit_samples"], seed=seed, presets=presets,
+                        client=client, resume=out / "audit-results", progress=say)
     table = claims_table(results)
     data = [r.to_dict() for r in results]
     _atomic_text(out / "audit-claims.json", json.dumps(data, indent=1))

@@ -75,6 +75,10 @@ class RegistryMechanism(Mechanism):
     variant: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     T: int | None = None
+    workers: int = 1
+    """Local worker processes for sampling; the engine's seeded blocks make results identical."""
+    client: Any = None
+    """A Dask client to sample on (optional); results are identical to a local run."""
 
     def __post_init__(self) -> None:
         self.name = canonical(self.name)
@@ -106,7 +110,7 @@ class RegistryMechanism(Mechanism):
             from ..reference.matroid.environment import MatroidEnvironment
             source = MatroidEnvironment(self._policy.matroid, table)
         result = simulate(factory, source, table.T, runs=check_positive_int(n, "n"), seed=seed,
-                          record_actions=True)
+                          record_actions=True, workers=self.workers, client=self.client)
         return result.actions
 
     def exact_model(self):

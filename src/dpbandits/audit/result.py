@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 __all__ = ["AuditResult"]
@@ -102,6 +102,20 @@ class AuditResult:
         if self.delta_lower_bound is not None:
             text += f"; delta lower bound {self.delta_lower_bound:.2e}"
         return text + f" -> {self.verdict.upper()}"
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "AuditResult":
+        """The inverse of :meth:`to_dict` (derived keys such as ``verdict`` are recomputed)."""
+        names = {f.name for f in fields(cls)}
+        values = {}
+        for key, value in data.items():
+            if key not in names:
+                continue
+            if isinstance(value, str) and value in ("inf", "-inf", "nan") and key != "event":
+                value = float(value)
+            values[key] = value
+        values["notes"] = tuple(values.get("notes", ()))
+        return cls(**values)
 
     def to_dict(self) -> dict:
         out = asdict(self)

@@ -9,6 +9,10 @@ of :func:`dpbandits.audit.pairs.candidate_pairs` at the algorithm's release roun
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import check_positive_int
@@ -41,9 +45,13 @@ def audit(mechanism: Mechanism, pairs: list[Pair] | None = None, *, samples: int
 def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = None,
                     K: int | None = None, T: int | None = None, params: dict[str, Any] | None = None,
                     samples: int = 50_000, alpha: float = 0.05, seed: int = 0,
-                    white_box: bool = False,
+                    white_box: bool = False, workers: int = 1, client=None,
                     progress: Callable[[str], None] | None = None) -> AuditResult:
-    """Audit registered algorithm ``name`` (and ``variant``) against its claim at ``epsilon``."""
+    """Audit registered algorithm ``name`` (and ``variant``) against its claim at ``epsilon``.
+
+    ``workers`` (local processes) and ``client`` (a Dask client) only change where the runs are
+    simulated: samples come from the engine's seeded blocks, so the result is identical.
+    """
     name = canonical(name)
     params = dict(params or {})
     K = K or DEFAULT_ARMS.get(name, 3)
@@ -51,7 +59,8 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
     if white_box:
         mechanism: Mechanism = InternalStatistics(name, K, epsilon, variant, params)
     else:
-        mechanism = RegistryMechanism(name, K, epsilon, variant, params, T=T)
+        mechanism = RegistryMechanism(name, K, epsilon, variant, params, T=T, workers=workers,
+                                      client=client)
     policy = getattr(mechanism, "_policy", None)
     row_zero = bool(getattr(policy, "observes_round_zero", False))
     relation = mechanism.claimed.relation if mechanism.claimed else None
@@ -83,22 +92,72 @@ whose violating event has probability about 4e-4 and needs about 5e5 runs per si
 
 
 def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
-              include_controls: bool = True,
+              include_controls: bool = True, presets: dict[str, dict[str, Any]] | None = None,
+              workers: int = 1, client=None, resume: str | Path | None = None,
+              names: list[str] | None = None,
               progress: Callable[[str], None] | None = None) -> list[AuditResult]:
-    """Audit every registered algorithm and variant (and, by default, the controls)."""
-    jobs = [(name, v.name) for name in ALGORITHMS for v in get(name).variants]
+    """Audit every registered algorithm and variant (and, by default, the controls).
+
+    ``presets`` override :data:`AUDIT_PRESETS`. With ``resume=DIR`` every finished audit is
+    written at once to ``DIR/<algorithm>-<variant>.json`` with the parameters that produced it,
+    and a re-run with the same parameters reads it back instead of recomputing, so an
+    interrupted ``--all`` resumes where it stopped. ``names`` restricts the audit to some
+    algorithms (all their variants).
+    """
+    chosen_names = [canonical(n) for n in names] if names else list(ALGORITHMS)
+    jobs = [(name, v.name) for name in chosen_names for v in get(name).variants]
+    chosen = {**AUDIT_PRESETS, **(presets or {})}
+    folder = Path(resume) if resume is not None else None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
     results = []
     for i, (name, variant) in enumerate(jobs):
+        preset = dict(epsilon=epsilon, samples=samples)
+        preset.update(chosen.get(name, {}))
+        key = dict(name=name, variant=variant, alpha=alpha, seed=seed, **preset)
+        cached = _cached(folder, f"{name}-{variant}", key)
+        if cached is not None:
+            if progress:
+                progress(f"[{i + 1}/{len(jobs)}] {name} [{variant}]: reused")
+            results.append(cached)
+            continue
         if progress:
             progress(f"[{i + 1}/{len(jobs)}] {name} [{variant}]")
-        preset = dict(epsilon=epsilon, samples=samples)
-        preset.update(AUDIT_PRESETS.get(name, {}))
-        results.append(audit_algorithm(name, variant=variant, alpha=alpha, seed=seed, **preset))
+        result = audit_algorithm(name, variant=variant, alpha=alpha, seed=seed, workers=workers,
+                                 client=client, **preset)
+        _store(folder, f"{name}-{variant}", key, result)
+        results.append(result)
     if include_controls:
         if progress:
             progress("controls")
         results.extend(controls(epsilon, samples=samples, alpha=alpha, seed=seed))
     return results
+
+
+def _cached(folder: Path | None, stem: str, key: dict) -> AuditResult | None:
+    if folder is None:
+        return None
+    try:
+        data = json.loads((folder / f"{stem}.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    if data.get("key") != json.loads(json.dumps(key)):
+        return None
+    return AuditResult.from_dict(data["result"])
+
+
+def _store(folder: Path | None, stem: str, key: dict, result: AuditResult) -> None:
+    if folder is None:
+        return
+    text = json.dumps({"key": key, "result": result.to_dict()})
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{stem}.")
+    try:
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(text)
+        os.replace(temporary, folder / f"{stem}.json")
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def _fmt(value: float | None) -> str:

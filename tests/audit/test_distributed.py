@@ -1,0 +1,63 @@
+"""Audits on local worker processes and on a Dask cluster give the same result; --all resumes.
+
+Kinds: exact (bit-identical results across 1 worker, 2 processes and a LocalCluster; a resumed
+audit equals a fresh one), smoke (the command line).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpbandits.audit import audit_algorithm, audit_all
+from dpbandits.cli import main
+
+
+def _comparable(result) -> dict:
+    data = result.to_dict()
+    data.pop("seconds")
+    return data
+
+
+@pytest.mark.exact
+def test_same_audit_on_one_worker_two_processes_and_a_cluster():
+    distributed = pytest.importorskip("distributed")
+    arguments = dict(variant="paper", samples=2000, seed=3)
+    one = _comparable(audit_algorithm("rnm-ftnl", **arguments))
+    two = _comparable(audit_algorithm("rnm-ftnl", workers=2, **arguments))
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = _comparable(audit_algorithm("rnm-ftnl", client=client, **arguments))
+    assert one == two == remote
+    assert one["verdict"] == "violation"
+
+
+@pytest.mark.exact
+def test_interrupted_audit_all_resumes_with_the_same_results(tmp_path):
+    arguments = dict(samples=500, include_controls=False, names=["rnm-ftnl", "naive-ftnl"])
+    messages: list[str] = []
+
+    def interrupt(message: str) -> None:
+        messages.append(message)
+        if "naive-ftnl" in message:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        audit_all(resume=tmp_path, progress=interrupt, **arguments)
+    assert len(list(tmp_path.glob("*.json"))) == 2            # rnm-ftnl's two variants were saved
+    resumed: list[str] = []
+    results = audit_all(resume=tmp_path, progress=resumed.append, **arguments)
+    assert [m.endswith("reused") for m in resumed] == [True, True, False]
+    fresh = audit_all(**arguments)
+    assert [_comparable(r) for r in results] == [_comparable(r) for r in fresh]
+    changed: list[str] = []
+    audit_all(resume=tmp_path, progress=changed.append, seed=1, **arguments)
+    assert not any(m.endswith("reused") for m in changed)
+
+
+@pytest.mark.smoke
+def test_cli_audit_accepts_workers(capsys):
+    assert main(["audit", "rnm-ftnl", "--variant", "paper", "--samples", "1000", "--workers", "2",
+                 "--json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "violation"
