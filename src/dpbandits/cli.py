@@ -110,6 +110,7 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     ("bounds", "dpbandits.bounds.cli"),
     ("report", "dpbandits.report"),
     ("reproduce", "dpbandits.reproduce"),
+    ("validate", "dpbandits.validate"),
 )
 """Subcommands implemented outside this file, as (name, module)."""
 
