@@ -56,7 +56,8 @@ def _bounds(name: str) -> str:
     from dpbandits.bounds import bounds_for
     from dpbandits.reference import get
 
-    found = bounds_for(name)
+    cls = get(name)
+    found = list({b.key: b for v in cls.variants for b in bounds_for(name, v.name)}.values())
     if not found:
         return "*No bound of the papers is about this algorithm in `dpbandits.bounds`.*\n"
     lines = []
@@ -69,8 +70,7 @@ def _bounds(name: str) -> str:
         if condition:
             lines += [f"Valid when ${condition}$.", ""]
         lines += [f"Source: {bound.source}.", ""]
-    cls = get(name)
-    checkable = [b for b in found if b.is_explicit() and b.status != "flawed"
+    checkable = [b for b in bounds_for(name) if b.is_explicit() and b.status != "flawed"
                  and b.kind in ("upper", "lower")]
     if checkable and cls.feedback in SETTING:
         lines += _simulation(name, SETTING[cls.feedback])
@@ -94,7 +94,7 @@ def _simulation(name: str, setting: str) -> list[str]:
     path = Path(_Temp.path())
     plot(report, path)
     image = base64.b64encode(path.read_bytes()).decode()
-    lines = [f"Simulated on `{setting}` with epsilon = {SIZE['epsilon']:g}, T = {SIZE['horizon']}, "
+    lines = [f"Simulated (default variant) on `{setting}` with epsilon = {SIZE['epsilon']:g}, T = {SIZE['horizon']}, "
              f"{SIZE['runs']} runs, seed {SIZE['seed']} (reproduce with `dpbandits bounds {name} "
              f"--setting {setting} --horizon {SIZE['horizon']} --runs {SIZE['runs']}`):", "",
              "| bound | verdict | mean regret / bound at T |", "|---|---|---:|"]
