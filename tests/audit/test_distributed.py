@@ -35,25 +35,28 @@ def test_same_audit_on_one_worker_two_processes_and_a_cluster():
 
 @pytest.mark.exact
 def test_interrupted_audit_all_resumes_with_the_same_results(tmp_path):
-    arguments = dict(samples=500, include_controls=False, names=["rnm-ftnl", "naive-ftnl"])
+    from dpbandits.audit.runner import _cached
+
+    arguments = dict(samples=500, include_controls=False, names=["rnm-ftnl"])
     messages: list[str] = []
 
     def interrupt(message: str) -> None:
         messages.append(message)
-        if "naive-ftnl" in message:
+        if "corrected" in message:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         audit_all(resume=tmp_path, progress=interrupt, **arguments)
-    assert len(list(tmp_path.glob("*.json"))) == 2            # rnm-ftnl's two variants were saved
+    saved = list(tmp_path.glob("*.json"))
+    assert [p.name for p in saved] == ["rnm-ftnl-paper.json"]      # the finished audit was kept
     resumed: list[str] = []
     results = audit_all(resume=tmp_path, progress=resumed.append, **arguments)
-    assert [m.endswith("reused") for m in resumed] == [True, True, False]
+    assert [m.endswith("reused") for m in resumed] == [True, False]
     fresh = audit_all(**arguments)
     assert [_comparable(r) for r in results] == [_comparable(r) for r in fresh]
-    changed: list[str] = []
-    audit_all(resume=tmp_path, progress=changed.append, seed=1, **arguments)
-    assert not any(m.endswith("reused") for m in changed)
+    key = json.loads(saved[0].read_text())["key"]
+    assert _cached(tmp_path, "rnm-ftnl-paper", key) is not None
+    assert _cached(tmp_path, "rnm-ftnl-paper", {**key, "seed": 1}) is None    # changed: recompute
 
 
 @pytest.mark.smoke
