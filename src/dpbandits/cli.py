@@ -24,6 +24,7 @@ import numpy as np
 
 from .errors import DPBanditsError, check_epsilon, check_positive_int
 from .reference import Bernoulli, algorithms, get, get_setting, simulate, spec
+from .reference.registry import ALGORITHMS as _REGISTERED
 from .reference.engine import SimulationResult
 
 __all__ = ["main"]
@@ -244,13 +245,18 @@ def _audit(args: argparse.Namespace) -> int:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         client = _dask_client(args.scheduler)
-        try:
-            results = audit_all(check_epsilon(args.epsilon), samples=args.samples or 20_000,
-                                alpha=args.alpha, seed=args.seed, workers=workers, client=client,
-                                resume=out / "audit-results", progress=say)
-        finally:
-            if client is not None:
-                client.close()
+        jobs = sum(len(get(name).variants) for name in _REGISTERED) + 1
+        with _progress(jobs, "audit --all", disabled=args.no_progress, unit=" audits") as bar:
+            def step(message: str) -> None:
+                bar.set_description_str(message.split("] ", 1)[-1][:40])
+                bar.update(1)
+            try:
+                results = audit_all(check_epsilon(args.epsilon), samples=args.samples or 20_000,
+                                    alpha=args.alpha, seed=args.seed, workers=workers,
+                                    client=client, resume=out / "audit-results", progress=step)
+            finally:
+                if client is not None:
+                    client.close()
         table = claims_table(results)
         _atomic_write(out / "audit-claims.md", lambda h: h.write(table + "\n"), mode="w")
         _atomic_write(out / "audit-claims.json",
@@ -382,10 +388,10 @@ def _atomic_write(path: Path, write, mode: str) -> None:
 class _progress:
     """A tqdm bar on stderr (or nothing), used as a context manager with ``update(n)``."""
 
-    def __init__(self, total: int, label: str, disabled: bool) -> None:
+    def __init__(self, total: int, label: str, disabled: bool, unit: str = " run-rounds") -> None:
         from tqdm import tqdm
 
-        self.bar = tqdm(total=total, desc=label, unit=" run-rounds", unit_scale=True,
+        self.bar = tqdm(total=total, desc=label, unit=unit, unit_scale=unit == " run-rounds",
                         disable=disabled, file=sys.stderr, leave=False)
 
     def __enter__(self):

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import DPBanditsError
+from .errors import DPBanditsError, check_positive_int
 
 HELP = "run the whole verification (claims, audit, bounds, reproductions) and write a report"
 
@@ -68,7 +68,7 @@ class Part:
 
 # -- the parts ------------------------------------------------------------------------------------
 
-def _algorithms(out: Path, budget: dict, seed: int, client, say) -> Part:
+def _algorithms(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
     from .reference import algorithms
 
     lines = ["| algorithm | paper | feedback | variant: claim at epsilon = 1 |", "|---|---|---|---|"]
@@ -80,14 +80,15 @@ def _algorithms(out: Path, budget: dict, seed: int, client, say) -> Part:
                                                  "variants": sum(len(i.variants) for i in infos)})
 
 
-def _audit_part(out: Path, budget: dict, seed: int, client, say) -> Part:
+def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
     from .audit import audit_all, claims_table
     from .audit.runner import AUDIT_PRESETS
 
     presets = {"dp-ucb-int": {**AUDIT_PRESETS.get("dp-ucb-int", {}),
                               "samples": budget["audit_int_samples"]}}
     results = audit_all(1.0, samples=budget["audit_samples"], seed=seed, presets=presets,
-                        client=client, resume=out / "audit-results", progress=say)
+                        client=client, workers=workers, resume=out / "audit-results",
+                        progress=say)
     table = claims_table(results)
     data = [r.to_dict() for r in results]
     _atomic_text(out / "audit-claims.json", json.dumps(data, indent=1))
@@ -112,7 +113,7 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say) -> Part:
                 ["audit-claims.json"])
 
 
-def _bounds_part(out: Path, budget: dict, seed: int, client, say) -> Part:
+def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
     from .bounds import BOUNDS
     from .bounds.cli import check_algorithm, plot
     from .reference import get
@@ -128,7 +129,8 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say) -> Part:
         setting = "hu2021-setting2" if cls.feedback == "bandit" else "hu-journal-thm12"
         say(f"bounds [{i + 1}/{len(names)}] {name}")
         report, _ = check_algorithm(name, setting=setting, horizon=budget["bounds_horizon"],
-                                    runs=budget["bounds_runs"], seed=seed, client=client)
+                                    runs=budget["bounds_runs"], seed=seed, client=client,
+                                    workers=workers)
         image = out / f"bounds-{name}.png"
         if report.checks:
             plot(report, image)
@@ -144,7 +146,7 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say) -> Part:
                 {"held": held, "violated": violated, "not_simulated": skipped}, files)
 
 
-def _reproduce_part(out: Path, budget: dict, seed: int, client, say) -> Part:
+def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
     from .reproduce import EXPERIMENTS, reproduce
 
     names = budget["experiments"] or tuple(EXPERIMENTS)
@@ -152,7 +154,7 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say) -> Part:
     for i, name in enumerate(names):
         say(f"reproduce [{i + 1}/{len(names)}] {name}")
         result = reproduce(name, out / "reproduce" / name, size=budget["reproduce_size"], seed=seed,
-                           client=client)
+                           client=client, workers=workers)
         lines += [f"### {name}", ""]
         for claim in result.claims:
             verdict = claim.verdict
@@ -182,9 +184,12 @@ BUILDERS: dict[str, Callable[..., Part]] = {
 # -- assembling -----------------------------------------------------------------------------------
 
 def report(out: str | Path = "dpbandits-report", *, budget: str = "default", seed: int = 0,
-           parts: tuple[str, ...] = PARTS, client=None,
+           parts: tuple[str, ...] = PARTS, client=None, workers: int = 1,
            progress: Callable[[str], None] | None = None) -> Path:
-    """Run (or resume) the report in folder ``out``; returns the path of ``index.md``."""
+    """Run (or resume) the report in folder ``out``; returns the path of ``index.md``.
+
+    ``workers`` local processes or a Dask ``client`` only change where simulations run: every
+    number is the same (seeded blocks)."""
     if budget not in BUDGETS:
         raise DPBanditsError(f"unknown budget {budget!r}; choose one of {', '.join(BUDGETS)}")
     unknown = [p for p in parts if p not in PARTS]
@@ -206,7 +211,7 @@ def report(out: str | Path = "dpbandits-report", *, budget: str = "default", see
             continue
         say(f"[{i + 1}/{len(parts)}] {name} ...")
         start = time.perf_counter()
-        part = BUILDERS[name](out, BUDGETS[budget], seed, client, say)
+        part = BUILDERS[name](out, BUDGETS[budget], seed, client, say, workers)
         part.seconds = round(time.perf_counter() - start, 1)
         part.parameters = parameters
         _atomic_text(out / "parts" / f"{name}.json", json.dumps(part.to_dict(), indent=1))
@@ -325,6 +330,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="run simulations on a Dask cluster (needs dpbandits[distributed])")
+    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress messages")
 
 
@@ -336,7 +342,8 @@ def run(args: argparse.Namespace) -> int:
     client = _dask_client(args.scheduler)
     try:
         index = report(args.out, budget=args.budget, seed=args.seed,
-                       parts=tuple(args.part or PARTS), client=client, progress=say)
+                       parts=tuple(args.part or PARTS), client=client,
+                       workers=check_positive_int(args.workers, "workers"), progress=say)
     finally:
         if client is not None:
             client.close()
