@@ -67,6 +67,7 @@ class AnytimeLazyUCB(PolicyBase):
                             "Hu, Huang & Mehta, Theorem 2 (both versions)",
                             "each reward enters one epoch sum, released once with Lap(1/eps)")
 
+    # --8<-- [start:act]
     def act(self, t: int) -> np.ndarray:
         if t <= self.K:
             return np.full(self.runs, t - 1)                                     # [l.2]
@@ -74,7 +75,9 @@ class AnytimeLazyUCB(PolicyBase):
         ucb = self.mu_tilde + math.sqrt(3.0 * log_t) * self.sqrt_inv_O           # [l.4]
         ucb += (3.0 * log_t / self.epsilon) * self.inv_O
         return self.argmax(ucb)
+    # --8<-- [end:act]
 
+    # --8<-- [start:observe]
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
         x = self.check_observation(t, actions, feedback)
         rows = self._rows
@@ -94,3 +97,4 @@ class AnytimeLazyUCB(PolicyBase):
             self.r[i, j] += 1
             self.N[i, j] = 0
             self.Phi[i, j] = 0.0
+    # --8<-- [end:observe]

@@ -93,6 +93,7 @@ class RNMFTNL(PolicyBase):
         first[0] = 1.0
         return EpochRNM(self.K, first, "laplace", self.noise_scale)
 
+    # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         return self.J.copy()                                                # [Alg.4 l.2, l.4]
 
@@ -101,3 +102,4 @@ class RNMFTNL(PolicyBase):
         if ends_epoch(t):
             self.J = noisy_argmax(self.rng, self.Phi, "laplace", self.noise_scale)  # [Alg.4 l.5]
             self.Phi[:] = 0.0                                               # [Alg.4 l.6]
+    # --8<-- [end:act-observe]
