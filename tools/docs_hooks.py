@@ -7,6 +7,9 @@ Markers an algorithm page may contain, each on its own line:
     expression (LaTeX), with its source, the status of its constants and its condition; then,
     when an explicit bound applies to a bandit or full-information algorithm, a simulation at a
     small size (seeded) with the check's table and a plot of the regret against the bounds.
+``<!-- dpbandits:tags NAME -->``
+    a table from each pseudocode tag (``# [Alg.1 l.5]``) in the algorithm's module to the
+    statements that carry it.
 ``<!-- dpbandits:catalogue -->``
     the table of every bound in :data:`dpbandits.bounds.BOUNDS`.
 ``<!-- dpbandits:audit NAME -->``
@@ -24,7 +27,8 @@ import json
 import re
 from pathlib import Path
 
-MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue) ?([a-z0-9-]*) -->$", flags=re.M)
+MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue|tags) ?([a-z0-9-]*) -->$", flags=re.M)
+TAG = re.compile(r"#\s*(\[(?:Alg\.[^\]]*|l\.[^\]]*)\])")
 AUDIT_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "audit-claims.json"
 SIZE = dict(horizon=2 ** 14, runs=10, seed=0, epsilon=1.0)
 SETTING = {"bandit": "hu2021-setting2", "full": "hu-journal-thm12"}
@@ -37,7 +41,35 @@ def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001
 def _render(what: str, name: str) -> str:
     if what == "catalogue":
         return _catalogue()
+    if what == "tags":
+        return _tags(name)
     return _bounds(name) if what == "bounds" else _audit(name)
+
+
+def _tags(name: str) -> str:
+    """Every pseudocode tag in the algorithm's module (and the shared matroid estimator), with
+    the statements that carry it, in source order."""
+    from dpbandits.reference.registry import ALGORITHMS
+
+    module = ALGORITHMS[name].split(":")[0].replace(".", "/")
+    root = Path(__file__).resolve().parents[1] / "src" / "dpbandits" / "reference"
+    files = [root / f"{module}.py"]
+    if module.startswith("matroid/") and name in ("dpucb-mat", "dpts-mat"):
+        files.append(root / "matroid" / "common.py")
+    rows: dict[str, list[str]] = {}
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            match = TAG.search(line)
+            if match and not line.lstrip().startswith("#"):
+                code = line[:match.start()].strip().replace("|", "\\|")
+                where = f"`{path.relative_to(root.parents[1]).as_posix()}`"
+                rows.setdefault(match.group(1), []).append(f"`{code}` ({where})")
+    if not rows:
+        return "*No pseudocode tags in this module.*\n"
+    lines = ["| pseudocode tag | statements that implement it |", "|---|---|"]
+    for tag, codes in rows.items():
+        lines.append(f"| `{tag}` | " + "<br>".join(codes) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _catalogue() -> str:

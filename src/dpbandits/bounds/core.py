@@ -25,7 +25,7 @@ but the proof does not establish it; simulations must not be asserted against it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -166,7 +166,7 @@ class Bound:
         """The same bound with free parameters fixed (recorded in ``settings``)."""
         merged = dict(self.settings)
         merged.update(values)
-        return Bound(**{**self.__dict__, "settings": merged})
+        return replace(self, settings=merged)
 
     # -- numerical evaluation ---------------------------------------------------------------------
 

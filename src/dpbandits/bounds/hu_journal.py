@@ -11,6 +11,8 @@ exact); Theorem 12 is the lower bound with its hard instance ``hu-journal-thm12`
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
 from . import hu2021
@@ -60,17 +62,13 @@ def thm9() -> Bound:
     """Theorem 9 (RNM-FTNL with Lap(1/eps)): the explicit (55) with the bracket count relaxed;
     the same expression as ``hu2021.thm7`` (spec 002 s.4.6)."""
     base = hu2021.thm7()
-    return Bound(**{**base.__dict__, "key": "hu-journal.thm9",
-                    "title": "Theorem 9: instance-dependent regret of RNM-FTNL (relaxed bracket count)",
-                    "source": f"{_PAPER}, Thm 9, App. D.2 eq. (55); spec 002 s.4.6"})
+    return replace(base, key="hu-journal.thm9", title="Theorem 9: instance-dependent regret of RNM-FTNL (relaxed bracket count)", source=f"{_PAPER}, Thm 9, App. D.2 eq. (55); spec 002 s.4.6")
 
 
 def thm9_corrected() -> Bound:
     """Theorem 9 for Lap(2/eps): eps replaced by eps / 2 (spec 002 s.4.6 R4) [DERIVED]."""
     base = hu2021.thm7_corrected()
-    return Bound(**{**base.__dict__, "key": "hu-journal.thm9.lap2",
-                    "title": "Theorem 9 for RNM-FTNL with Lap(2/eps)",
-                    "source": f"{_PAPER}, Thm 9; spec 002 s.4.6 R4 [DERIVED]"})
+    return replace(base, key="hu-journal.thm9.lap2", title="Theorem 9 for RNM-FTNL with Lap(2/eps)", source=f"{_PAPER}, Thm 9; spec 002 s.4.6 R4 [DERIVED]")
 
 
 def cor10a() -> Bound:

@@ -20,6 +20,8 @@ of ``rnm-ftnl-bq`` against these bounds uses its default parameters (B = 1, expo
 from __future__ import annotations
 
 import numpy as np
+from dataclasses import replace
+
 import sympy as sp
 
 from ..errors import DPBanditsError
@@ -109,9 +111,7 @@ def thm2_exp_gumbel() -> Bound:
     """Theorem 2 (B = 1) [DERIVED] for exponential or Gumbel noise only, preset (2, 16):
     (256 ln K + 64) / Delta_min + 32 ((ln K)^2 + 1) / eps."""
     base = thm2()
-    return Bound(**{**base.__dict__, "key": "wu-wang.thm2.exp-gumbel",
-                    "title": "Theorem 2 (corrected, exponential or Gumbel noise)",
-                    "settings": PRESETS["paper"]})
+    return replace(base, key="wu-wang.thm2.exp-gumbel", title="Theorem 2 (corrected, exponential or Gumbel noise)", settings=PRESETS["paper"])
 
 
 def cor1() -> Bound:
@@ -129,8 +129,7 @@ def cor1() -> Bound:
 def cor1_exp_gumbel() -> Bound:
     """Corollary 1 [DERIVED] for exponential or Gumbel noise, preset (2, 16)."""
     base = cor1()
-    return Bound(**{**base.__dict__, "key": "wu-wang.cor1.exp-gumbel",
-                    "title": "Corollary 1 (exponential or Gumbel noise)", "settings": PRESETS["paper"]})
+    return replace(base, key="wu-wang.cor1.exp-gumbel", title="Corollary 1 (exponential or Gumbel noise)", settings=PRESETS["paper"])
 
 
 def thm3_lower() -> Bound:
