@@ -100,8 +100,10 @@ def bernoulli_kl(p, q) -> np.ndarray:
     x = q - p
     has_one = p > 0.0
     has_zero = p < 1.0
-    with np.errstate(divide="ignore"):
-        ones = -p * np.log1p(x / np.where(has_one, p, 1.0))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        ratio = x / np.where(has_one, p, 1.0)
+        # x / p overflows only for subnormal p; there p ln(p/q) is computed directly (q > 0).
+        ones = np.where(np.isfinite(ratio), -p * np.log1p(ratio), p * (np.log(p) - np.log(q)))
         zeros = -(1.0 - p) * np.log1p(-x / np.where(has_zero, 1.0 - p, 1.0))
     return np.where(has_one, ones, 0.0) + np.where(has_zero, zeros, 0.0)
 
