@@ -22,19 +22,33 @@ from typing import Sequence
 import numpy as np
 import sympy as sp
 
-from .core import Bound, Delta, Delta_min, K, T, epsilon, positive
+from .core import Bound, Delta, Delta_min, K, T, epsilon, n, positive
 
-__all__ = ["C_11", "C_12", "thm3", "thm3_literal", "thm4", "thm5", "thm5_order", "thm7",
-           "thm7_corrected", "thm7_brackets", "cor8_i", "cor8_ii", "cor9", "thm10_private",
-           "bounds"]
+__all__ = ["C_11", "C_12", "C_M", "Delta_k", "thm2", "thm3", "thm3_literal", "thm4", "thm5",
+           "thm5_order", "thm5_privacy_printed", "thm5_privacy", "thm6_printed", "thm6", "thm6_lap2", "thm7",
+           "thm7_corrected", "thm7_order", "thm7_brackets", "lemma13", "cor8_i", "cor8_ii", "cor9",
+           "thm10_private", "thm10", "thm10_minimax", "bounds"]
 
 C_11 = positive("C_11")
 """Lemma 11's O(1) constant (the spec derives 5.625; kept free in the paper-literal form)."""
 C_12 = positive("C_12")
 """Lemma 12's O(1) constant (O-only, spec 000 s.4.4)."""
+Delta_k = positive("Delta_k")
+"""Delta_(k) = 2^(k-1) Delta_min, the lower gap of bracket J_k (Theorem 7, Lemma 13)."""
+C_M = positive("C_M")
+"""The constant of Mourtada & Gaifas' non-private lower bound (Thm 10's first term; not given)."""
 
 _PAPER = "Hu, Huang & Mehta, arXiv:2102.07929"
 _LOG2T = sp.log(T, 2)
+
+
+def thm2() -> Bound:
+    """Theorem 2 (privacy of Anytime-Lazy-UCB): eps-DP for every eps > 0 under replacement of one
+    reward vector; sound (each reward enters one array sum, released once with Lap(1/eps))
+    (spec 000 s.4.1). ``monotone=()``: a privacy level, not a regret curve."""
+    return Bound("hu2021.thm2", "Theorem 2: Anytime-Lazy-UCB is eps-DP", f"{_PAPER}, Thm 2, App. B; spec 000 s.4.1",
+                 "privacy", "privacy loss of the action sequence", "paper", rest=epsilon,
+                 algorithms=("anytime-lazy-ucb",), monotone=())
 
 
 def thm3() -> Bound:
@@ -79,8 +93,34 @@ def thm5() -> Bound:
     term = sp.Max(1024 * _LOG2T / Delta, 1024 * _LOG2T / epsilon * sp.log(y, 2)) + C_12 * Delta * _LOG2T
     return Bound("hu2021.thm5", "Theorem 5: regret of Hybrid-UCB (Lemma 12 constant free)",
                  f"{_PAPER}, Thm 5, App. E.3.2; spec 000 s.4.4", "upper",
-                 "expected pseudo-regret R(T)", "free", per_arm=term, condition=sp.Ge(T, 2),
-                 algorithms=("hybrid-ucb",), monotone=())
+                 "expected pseudo-regret R(T)", "free", per_arm=term,
+                 condition=sp.And(sp.Ge(T, 2), sp.Ge(y * sp.log(y, 2), 4)),
+                 algorithms=("hybrid-ucb",), monotone=(),
+                 note="the condition y log2 y >= 4 (y = 256 log2 T / (eps Delta_j), about y >= 2.745) "
+                      "is the one step (46) of the proof needs and the paper leaves implicit; the "
+                      "leading term follows the paper's d_j, whose noise threshold (43) is off by a "
+                      "factor 2 (spec 000 E3): with Lemma 12's constant free the bound is not "
+                      "checked against simulation")
+
+
+def thm5_privacy_printed() -> Bound:
+    """Theorem 5, privacy as printed: Hybrid-UCB is eps-DP (spec 000 s.4.4, A5)."""
+    return Bound("hu2021.thm5.privacy.printed", "Theorem 5 (privacy) as printed",
+                 f"{_PAPER}, Thm 5, App. E; spec 000 s.4.4", "privacy",
+                 "privacy loss of the noisy sums of Hybrid-UCB", "paper", rest=epsilon,
+                 algorithms=("hybrid-ucb:paper",), monotone=())
+
+
+def thm5_privacy() -> Bound:
+    """Theorem 5, privacy of the printed noise (spec 000 A5): a reward enters one array sum
+    (Lap(2/eps): eps/2) and, while its tree r fills, r + 1 released nodes (Lap(2r/eps) each:
+    (r + 1) eps / (2r)); the loss eps (2r + 1) / (2r) is largest at r = 1: 3 eps / 2. The
+    ``corrected`` variant (node noise Lap(2(r + 1)/eps)) is eps-DP as claimed."""
+    return Bound("hu2021.thm5.privacy", "Theorem 5 (privacy) for the printed tree noise",
+                 f"{_PAPER}, Thm 5, Alg. 4; spec 000 s.4.4, s.7 A5", "privacy",
+                 "privacy loss of the noisy sums of Hybrid-UCB", "derived", rest=3 * epsilon / 2,
+                 algorithms=("hybrid-ucb:paper",), status="corrected",
+                 printed="hu2021.thm5.privacy.printed", monotone=())
 
 
 def thm5_order() -> Bound:
@@ -89,6 +129,33 @@ def thm5_order() -> Bound:
     return Bound("hu2021.thm5.order", "Theorem 5: rate of Hybrid-UCB", f"{_PAPER}, Thm 5; spec 000 s.4.4",
                  "upper", "expected pseudo-regret R(T)", "order", per_arm=rate,
                  algorithms=("hybrid-ucb",), order=rate, monotone=())
+
+
+def thm6_printed() -> Bound:
+    """Theorem 6 as printed: FTNL with report-noisy-max at Lap(1/eps) is eps-DP (spec 000 s.4.5)."""
+    return Bound("hu2021.thm6.printed", "Theorem 6 (privacy of FTNL) as printed",
+                 f"{_PAPER}, Thm 6; spec 000 s.4.5", "privacy", "privacy loss of the action sequence",
+                 "paper", rest=epsilon, algorithms=("rnm-ftnl:paper",), monotone=())
+
+
+def thm6() -> Bound:
+    """Theorem 6 as it holds (spec 000 s.3.3, E1): under replacement of a whole reward vector the
+    epoch sums move in opposite directions, and report-noisy-max with Lap(1/eps) is only
+    2 eps-DP (loss 1.759 at K = 5, eps = 1; tends to 2 eps as K grows)."""
+    return Bound("hu2021.thm6", "Theorem 6 (privacy of FTNL with Lap(1/eps)) corrected",
+                 f"{_PAPER}, Thm 6; spec 000 s.3.3, s.4.5, s.7 E1", "privacy",
+                 "privacy loss of the action sequence", "derived", rest=2 * epsilon,
+                 algorithms=("rnm-ftnl:paper",), status="corrected", printed="hu2021.thm6.printed",
+                 monotone=())
+
+
+def thm6_lap2() -> Bound:
+    """Theorem 6 for the corrected noise Lap(2/eps): eps-DP (report-noisy-max with sensitivity-2
+    scores; spec 000 E1, spec 002 s.4.5)."""
+    return Bound("hu2021.thm6.lap2", "Theorem 6 for FTNL with Lap(2/eps)",
+                 f"{_PAPER}, Thm 6; spec 000 E1, spec 002 s.4.5", "privacy",
+                 "privacy loss of the action sequence", "derived", rest=epsilon,
+                 algorithms=("rnm-ftnl:corrected",), monotone=())
 
 
 def _ftnl_relaxed(eps: sp.Expr) -> sp.Expr:
@@ -117,6 +184,34 @@ def thm7_corrected() -> Bound:
                  "expected pseudo-regret R(T)", "derived", rest=_ftnl_relaxed(epsilon / 2),
                  condition=sp.Ge(K, 2), algorithms=("rnm-ftnl:corrected",),
                  order=sp.log(K) / Delta_min + sp.log(K) * sp.log(1 / Delta_min) / epsilon)
+
+
+def thm7_order() -> Bound:
+    """Theorem 7's second O-form as stated: O(log K / Delta_min + log K min{log(1/Delta_min), log T}
+    / eps) (spec 000 s.4.6), unit constants. Like the first O-form (which drops the "1 +" of
+    1 + ln|J_k|, spec 000 E5), it loses the privacy term as Delta_min -> 1 (log(1/Delta_min) -> 0);
+    the explicit forms (:func:`thm7`, :func:`thm7_brackets`) do not. ``monotone=("epsilon-",)``:
+    the min makes it non-decreasing in T as well, but it is T-free once T > 1/Delta_min."""
+    rate = (sp.log(K) / Delta_min
+            + sp.log(K) * sp.Min(sp.log(1 / Delta_min), sp.log(T)) / epsilon)
+    return Bound("hu2021.thm7.order", "Theorem 7: rate of FTNL (second O-form)",
+                 f"{_PAPER}, Thm 7; spec 000 s.4.6", "upper", "expected pseudo-regret R(T)", "order",
+                 rest=rate, condition=sp.And(sp.Ge(K, 2), sp.Lt(Delta_min, 1)),
+                 algorithms=("rnm-ftnl",), order=rate)
+
+
+def lemma13() -> Bound:
+    """Lemma 13 (App. G, explicit): after n = 2^r rounds, an expert j of bracket k (gap at least
+    Delta_k = Delta_(k)) leads the optimal one in noisy cumulative reward (Lap(1/eps) on each sum)
+    with probability at most exp(-n Delta_k^2 / 8) + exp(-n Delta_k eps / 4)
+    <= 2 exp(-n Delta_k min{Delta_k, eps} / 8) (Hoeffding on n differences in [-1, 1] plus the two
+    Laplace upper tails; spec 000 s.4.6). Read "for all r >= 0" (the paper's "r >= r_0" is before
+    r_0 is defined). ``Delta_k`` is the bracket's lower gap Delta_(k) (a scalar, not summed)."""
+    rest = sp.exp(-n * Delta_k ** 2 / 8) + sp.exp(-n * Delta_k * epsilon / 4)
+    return Bound("hu2021.lemma13", "Lemma 13: probability that a suboptimal expert leads after noise",
+                 f"{_PAPER}, Lemma 13, App. G; spec 000 s.4.6", "error",
+                 "P(noisy G_j - noisy G_1 >= 0)", "paper", rest=rest, condition=sp.Le(Delta_k, 1),
+                 algorithms=("rnm-ftnl:paper",), monotone=())
 
 
 def thm7_brackets(gaps: Sequence[float], epsilon_: float, T_: int) -> float:
@@ -179,6 +274,39 @@ def thm10_private() -> Bound:
                  instance="hu-journal-thm12", order=sp.log(K) / epsilon, monotone=("epsilon-",))
 
 
+def thm10() -> Bound:
+    """Theorem 10 in full: R(T) >= max{C_M ln K / Delta_min, 0.0098 ln K / eps} on some instance,
+    for T >= max{ln K / (16 Delta_min^2), ln K / (10 eps Delta_min)}, K >= 2, Delta_min <= 1/2
+    (spec 000 s.4.9). C_M is Mourtada & Gaifas' constant, not given (free symbol); 0.0098 is the
+    paper's."""
+    condition = sp.And(sp.Ge(T, sp.log(K) / (16 * Delta_min ** 2)),
+                       sp.Ge(T, sp.log(K) / (10 * epsilon * Delta_min)), sp.Ge(K, 2),
+                       sp.Le(Delta_min, sp.Rational(1, 2)))
+    rest = sp.Max(C_M * sp.log(K) / Delta_min, sp.Float(0.0098) * sp.log(K) / epsilon)
+    return Bound("hu2021.thm10.full", "Theorem 10: lower bound for eps-DP online learning (both terms)",
+                 f"{_PAPER}, Thm 10, App. H; spec 000 s.4.9", "lower", "expected pseudo-regret R(T)",
+                 "free", rest=rest, condition=condition,
+                 algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"),
+                 instance="hu-journal-thm12",
+                 order=sp.Max(sp.log(K) / Delta_min, sp.log(K) / epsilon), monotone=("epsilon-",))
+
+
+def thm10_minimax() -> Bound:
+    """Theorem 10's minimax corollary: Delta_min = sqrt(ln K / T) gives
+    Omega(max{sqrt(T log K), log K / eps}) for T >= ln K / (100 eps^2) (spec 000 s.4.9), and
+    Delta_min <= 1/2 needs T >= 4 ln K. Order only."""
+    rate = sp.Max(sp.sqrt(T * sp.log(K)), sp.log(K) / epsilon)
+    condition = sp.And(sp.Ge(T, sp.log(K) / (100 * epsilon ** 2)), sp.Ge(T, 4 * sp.log(K)),
+                       sp.Ge(K, 2))
+    return Bound("hu2021.thm10.minimax", "Theorem 10: minimax lower bound for eps-DP online learning",
+                 f"{_PAPER}, Thm 10 (minimax corollary); spec 000 s.4.9", "lower",
+                 "minimax expected pseudo-regret", "order", rest=rate, condition=condition,
+                 algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"), order=rate)
+
+
 def bounds() -> list[Bound]:
-    return [thm3(), thm3_literal(), thm4(), thm5(), thm5_order(), thm7(), thm7_corrected(),
-            cor8_i(), cor8_ii(), cor9(), thm10_private()]
+    """Every bound of the paper, in the order of the paper."""
+    return [thm2(), thm3(), thm3_literal(), thm4(), thm5(), thm5_order(), thm5_privacy_printed(),
+            thm5_privacy(), thm6_printed(), thm6(), thm6_lap2(), thm7(), thm7_corrected(),
+            thm7_order(), lemma13(), cor8_i(), cor8_ii(), cor9(), thm10_private(), thm10(),
+            thm10_minimax()]
