@@ -11,20 +11,38 @@ exact); Theorem 12 is the lower bound with its hard instance ``hu-journal-thm12`
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
+import numpy as np
 import sympy as sp
 
 from . import hu2021
+from ..errors import DPBanditsError
 from .core import Bound, Delta, Delta_min, K, T, epsilon, positive
 
-__all__ = ["C_5", "thm3", "thm3_independent", "thm5", "thm9", "thm9_corrected", "cor10a",
-           "cor10b", "cor11", "thm12_private", "azize_basu_minimax", "bounds"]
+__all__ = ["C_5", "Delta_max", "thm2", "thm3", "thm3_independent", "lemma19_constant", "thm4", "thm5",
+           "thm5_independent", "thm8_printed", "thm8", "thm8_lap2", "thm9", "thm9_corrected",
+           "thm9_second", "thm9_order_printed", "thm9_order", "lemma24", "cor10a", "cor10b", "cor11",
+           "thm12_private", "thm12", "thm12_minimax", "azize_basu_minimax", "bounds"]
 
 C_5 = positive("C_5")
 """The non-private constant of Theorem 5 (Agrawal & Goyal's Lemma 2.9, Theta(.) only)."""
+Delta_max = positive("Delta_max")
+"""Largest gap (Theorem 9's second form)."""
 
 _PAPER = "Hu, Huang, Mehta & Hegde, arXiv:2102.07929v3"
+
+
+def _restated(base: Bound, key: str, title: str, source: str, **changes) -> Bound:
+    """``base`` (a result of the arXiv version) under the journal's key, title and source."""
+    return replace(base, key=key, title=title, source=f"{_PAPER}, {source}", **changes)
+
+
+def thm2() -> Bound:
+    """Theorem 2: Anytime-Lazy-UCB is eps-DP (spec 002 s.4.1); the arXiv version's Theorem 2."""
+    return _restated(hu2021.thm2(), "hu-journal.thm2", "Theorem 2: Anytime-Lazy-UCB is eps-DP",
+                     "Thm 2, App. B.1; spec 002 s.4.1")
 
 
 def thm3() -> Bound:
@@ -47,6 +65,32 @@ def thm3_independent() -> Bound:
                  order=sp.sqrt(K * T * sp.log(T)) + K * sp.log(T) / epsilon)
 
 
+def lemma19_constant(s: int, *, t_max: int = 2 ** 22) -> float:
+    """The [DERIVED] explicit constant C_19(s) of Lemma 19 (spec 002 s.4.2): a bound on
+    P{r_j(T) = s} omega^(s+1), the sum over t > omega^(s-1) of (floor(log2(t - 1)) + 1)
+    (arm 1's epoch indices tau) times twice (t^-3 / 2 + t^-6) (the one-sided Laplace tail plus
+    the one-sided Hoeffding term, for each of the two concentration events), times
+    omega^(s+1) = 2^(s+2) - 1. Summed exactly up to ``t_max`` (or 2^s, if larger) and the tail
+    beyond it bounded above by (log2 t_max + 2) (1 / t_max^2 + 1 / t_max^5), so the value
+    returned is an upper bound."""
+    if not isinstance(s, (int, np.integer)) or s < 1:
+        raise DPBanditsError(f"s must be a positive integer, got {s!r}")
+    start = 2 ** s                              # omega^(s-1) + 1 = 2^s
+    end = max(int(t_max), start)
+    t = np.arange(start, end + 1, dtype=float)
+    head = np.sum((np.floor(np.log2(t - 1)) + 1) * (t ** -3.0 + 2 * t ** -6.0))
+    tail = (math.log2(end) + 2) * (1 / end ** 2 + 1 / end ** 5)
+    return float((head + tail) * (2 ** (s + 2) - 1))
+
+
+def thm4() -> Bound:
+    """Theorem 4: Lazy-DP-TS is eps-DP (spec 002 s.4.3): each reward enters one epoch sum, released
+    once with Lap(1/eps); the Beta draws are post-processing."""
+    return Bound("hu-journal.thm4", "Theorem 4: Lazy-DP-TS is eps-DP", f"{_PAPER}, Thm 4, s.3.3; spec 002 s.4.3",
+                 "privacy", "privacy loss of the action sequence", "paper", rest=epsilon,
+                 algorithms=("lazy-dp-ts",), monotone=())
+
+
 def thm5() -> Bound:
     """Theorem 5 (Lazy-DP-TS): sum_j [576 ln T / min{eps, Delta_j} + C_5 ln T / Delta_j + 3456 / Delta_j]
     plus O(1) terms: the private part's 576 and Lemma 21's small-epoch 3456 / Delta_j^2 (times
@@ -58,17 +102,104 @@ def thm5() -> Bound:
                  order=sp.log(T) / sp.Min(Delta, epsilon), monotone=())
 
 
+def thm5_independent() -> Bound:
+    """Theorem 5, instance-independent: O(sqrt(K T log T) + K log T / eps) (spec 002 s.4.4, reusing
+    App. B.2.2). Order only: the non-private part's constant is not known (Theta(.) in Lemma 7)."""
+    rate = sp.sqrt(K * T * sp.log(T)) + K * sp.log(T) / epsilon
+    return Bound("hu-journal.thm5.independent", "Theorem 5: instance-independent regret of Lazy-DP-TS",
+                 f"{_PAPER}, Thm 5; spec 002 s.4.4", "upper", "worst-case expected pseudo-regret",
+                 "order", rest=rate, condition=sp.Ge(T, 2), algorithms=("lazy-dp-ts",), order=rate)
+
+
+def thm8_printed() -> Bound:
+    """Theorem 8 as printed: RNM-FTNL (Lap(1/eps)) is eps-DP (spec 002 s.4.5)."""
+    return _restated(hu2021.thm6_printed(), "hu-journal.thm8.printed", "Theorem 8 (privacy of RNM-FTNL) as printed",
+                     "Thm 8; spec 002 s.4.5")
+
+
+def thm8() -> Bound:
+    """Theorem 8 as it holds: Lap(1/eps) gives only 2 eps-DP under replacement of a reward vector
+    (loss 1.945 eps at K = 10; spec 002 s.4.5, E1)."""
+    return _restated(hu2021.thm6(), "hu-journal.thm8", "Theorem 8 (privacy of RNM-FTNL with Lap(1/eps)) corrected",
+                     "Thm 8; spec 002 s.4.5, s.7 E1", printed="hu-journal.thm8.printed")
+
+
+def thm8_lap2() -> Bound:
+    """Theorem 8 for the corrected noise Lap(2/eps): eps-DP (spec 002 s.4.5)."""
+    return _restated(hu2021.thm6_lap2(), "hu-journal.thm8.lap2", "Theorem 8 for RNM-FTNL with Lap(2/eps)",
+                     "Thm 8; spec 002 s.4.5")
+
+
 def thm9() -> Bound:
     """Theorem 9 (RNM-FTNL with Lap(1/eps)): the explicit (55) with the bracket count relaxed;
     the same expression as ``hu2021.thm7`` (spec 002 s.4.6)."""
-    base = hu2021.thm7()
-    return replace(base, key="hu-journal.thm9", title="Theorem 9: instance-dependent regret of RNM-FTNL (relaxed bracket count)", source=f"{_PAPER}, Thm 9, App. D.2 eq. (55); spec 002 s.4.6")
+    return _restated(hu2021.thm7(), "hu-journal.thm9",
+                     "Theorem 9: instance-dependent regret of RNM-FTNL (relaxed bracket count)",
+                     "Thm 9, App. D.2 eq. (55); spec 002 s.4.6")
 
 
 def thm9_corrected() -> Bound:
     """Theorem 9 for Lap(2/eps): eps replaced by eps / 2 (spec 002 s.4.6 R4) [DERIVED]."""
-    base = hu2021.thm7_corrected()
-    return replace(base, key="hu-journal.thm9.lap2", title="Theorem 9 for RNM-FTNL with Lap(2/eps)", source=f"{_PAPER}, Thm 9; spec 002 s.4.6 R4 [DERIVED]")
+    return _restated(hu2021.thm7_corrected(), "hu-journal.thm9.lap2", "Theorem 9 for RNM-FTNL with Lap(2/eps)",
+                     "Thm 9; spec 002 s.4.6 R4 [DERIVED]")
+
+
+def _bracket_count_above_eps(eps: sp.Expr) -> sp.Expr:
+    """N_br: non-empty brackets with Delta_(l) > eps, at most floor(log2(Delta_max / max{Delta_min,
+    eps})) + 1 when Delta_max > eps, else 0 (spec 002 s.4.6)."""
+    return sp.Piecewise((sp.floor(sp.log(Delta_max / sp.Max(Delta_min, eps), 2)) + 1, Delta_max > eps),
+                        (0, True))
+
+
+def thm9_second() -> Bound:
+    """Theorem 9, explicit second form of (55) [DERIVED] (spec 002 s.4.6):
+    1 + 512 (1 + ln(K-1)) / Delta'_min + 256 (1 + ln(K-1)) N_br / eps, with N_br the number of
+    non-empty brackets whose Delta_(l) exceeds eps (bounded by its log-ratio count) and Delta'_min
+    the smallest gap above 1/T (pass it as ``Delta_min``; the +1 covers the gaps in (0, 1/T]).
+    It lies between the exact bracket form (:func:`dpbandits.bounds.hu2021.thm7_brackets`) and the
+    relaxed ``hu-journal.thm9``. ``monotone=("epsilon-",)``: T-free."""
+    rest = (1 + 512 * (1 + sp.log(K - 1)) / Delta_min
+            + 256 * (1 + sp.log(K - 1)) / epsilon * _bracket_count_above_eps(epsilon))
+    return Bound("hu-journal.thm9.second", "Theorem 9: explicit second form (brackets above eps counted)",
+                 f"{_PAPER}, Thm 9, App. D.2 eq. (55); spec 002 s.4.6 [DERIVED]", "upper",
+                 "expected pseudo-regret R(T)", "derived", rest=rest,
+                 condition=sp.And(sp.Ge(K, 2), sp.Ge(Delta_max, Delta_min), sp.Le(Delta_max, 1)),
+                 algorithms=("rnm-ftnl:paper",), monotone=("epsilon-",),
+                 order=sp.log(K) / Delta_min + sp.log(K) * (1 + sp.log(Delta_max / Delta_min)) / epsilon)
+
+
+def thm9_order_printed() -> Bound:
+    """Theorem 9's second O-form as printed: O(log K / Delta_min + log K log(Delta_max /
+    max{Delta_min, eps, 1/T}) / eps), unit constants. It drops the "+1" (spec 002 R1): with all
+    gaps equal and eps < Delta_min the log is 0 and the privacy term vanishes, though the explicit
+    form keeps 256 (1 + ln(K-1)) / eps."""
+    rate = (sp.log(K) / Delta_min
+            + sp.log(K) * sp.log(Delta_max / sp.Max(Delta_min, epsilon, 1 / T)) / epsilon)
+    return Bound("hu-journal.thm9.order.printed", "Theorem 9: rate of RNM-FTNL as printed (second O-form)",
+                 f"{_PAPER}, Thm 9; spec 002 s.4.6 R1", "upper", "expected pseudo-regret R(T)", "order",
+                 rest=rate, condition=sp.And(sp.Ge(K, 2), sp.Ge(Delta_max, Delta_min)),
+                 algorithms=("rnm-ftnl",), monotone=())
+
+
+def thm9_order() -> Bound:
+    """Theorem 9's second O-form with the "+1" restored (spec 002 R1): O(log K / Delta_min
+    + log K (1 + log(Delta_max / max{Delta_min, eps, 1/T})) / eps). ``monotone=()``: the rate
+    with unit constants is not monotone in eps where the max switches (only the explicit forms
+    are)."""
+    rate = (sp.log(K) / Delta_min
+            + sp.log(K) * (1 + sp.log(Delta_max / sp.Max(Delta_min, epsilon, 1 / T))) / epsilon)
+    return Bound("hu-journal.thm9.order", "Theorem 9: rate of RNM-FTNL (second O-form, +1 restored)",
+                 f"{_PAPER}, Thm 9; spec 002 s.4.6 R1", "upper", "expected pseudo-regret R(T)", "order",
+                 rest=rate, condition=sp.And(sp.Ge(K, 2), sp.Ge(Delta_max, Delta_min)),
+                 algorithms=("rnm-ftnl",), status="corrected", printed="hu-journal.thm9.order.printed",
+                 monotone=(), order=rate)
+
+
+def lemma24() -> Bound:
+    """Lemma 24 (App. D.2): the arXiv version's Lemma 13 restated (spec 002 s.4.6)."""
+    return _restated(hu2021.lemma13(), "hu-journal.lemma24",
+                     "Lemma 24: probability that a suboptimal action leads after noise",
+                     "Lemma 24, App. D.2; spec 002 s.4.6")
 
 
 def cor10a() -> Bound:
@@ -110,6 +241,35 @@ def thm12_private() -> Bound:
                  instance="hu-journal-thm12", order=sp.log(K) / epsilon, monotone=("epsilon-",))
 
 
+def thm12() -> Bound:
+    """Theorem 12 in full: R(T) >= max{C_M ln K / Delta_min, 0.0098 ln K / eps} for Delta_min in
+    (0, 1/4), K >= 4, T >= max{ln K / (16 Delta_min^2), ln K / (10 eps Delta_min)} (spec 002
+    s.4.8, s.6.4 item 3). C_M (Mourtada & Gaifas' Prop. 4 constant) is not given: free symbol."""
+    condition = sp.And(sp.Ge(T, sp.log(K) / (16 * Delta_min ** 2)),
+                       sp.Ge(T, sp.log(K) / (10 * epsilon * Delta_min)), sp.Ge(K, 4),
+                       sp.Lt(Delta_min, sp.Rational(1, 4)))
+    rest = sp.Max(hu2021.C_M * sp.log(K) / Delta_min, sp.Float(0.0098) * sp.log(K) / epsilon)
+    return Bound("hu-journal.thm12.full", "Theorem 12: lower bound, full information (both terms)",
+                 f"{_PAPER}, Thm 12, App. D.3; spec 002 s.4.8", "lower", "expected pseudo-regret R(T)",
+                 "free", rest=rest, condition=condition,
+                 algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"),
+                 instance="hu-journal-thm12",
+                 order=sp.Max(sp.log(K) / Delta_min, sp.log(K) / epsilon), monotone=("epsilon-",))
+
+
+def thm12_minimax() -> Bound:
+    """Theorem 12's minimax corollary: Delta_min = sqrt(ln K / T) gives
+    Omega(max{sqrt(T log K), log K / eps}) for T >= ln K / (100 eps^2); Delta_min < 1/4 needs
+    T > 16 ln K [DERIVED]; K >= 4 (spec 002 s.4.8). Order only."""
+    rate = sp.Max(sp.sqrt(T * sp.log(K)), sp.log(K) / epsilon)
+    condition = sp.And(sp.Ge(T, sp.log(K) / (100 * epsilon ** 2)), sp.Gt(T, 16 * sp.log(K)),
+                       sp.Ge(K, 4))
+    return Bound("hu-journal.thm12.minimax", "Theorem 12: minimax lower bound, full information",
+                 f"{_PAPER}, Thm 12 (minimax corollary); spec 002 s.4.8", "lower",
+                 "minimax expected pseudo-regret", "order", rest=rate, condition=condition,
+                 algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"), order=rate)
+
+
 def azize_basu_minimax() -> Bound:
     """Azize & Basu (2022), cited: every eps-DP bandit algorithm has minimax regret
     Omega(max{sqrt(K T), K / eps}). Order only (their constants are external)."""
@@ -120,5 +280,8 @@ def azize_basu_minimax() -> Bound:
 
 
 def bounds() -> list[Bound]:
-    return [thm3(), thm3_independent(), thm5(), thm9(), thm9_corrected(), cor10a(), cor10b(), cor11(),
-            thm12_private(), azize_basu_minimax()]
+    """Every bound of the journal version, in the order of the paper."""
+    return [thm2(), thm3(), thm3_independent(), thm4(), thm5(), thm5_independent(), thm8_printed(),
+            thm8(), thm8_lap2(), thm9(), thm9_corrected(), thm9_second(), thm9_order_printed(),
+            thm9_order(), lemma24(), cor10a(), cor10b(), cor11(), thm12_private(), thm12(),
+            thm12_minimax(), azize_basu_minimax()]
