@@ -75,6 +75,7 @@ def sample_noise(rng: np.random.Generator, noise: str, scale: float,
     return rng.gumbel(0.0, scale, size)
 
 
+# --8<-- [start:noisy-argmax]
 def noisy_argmax(rng: np.random.Generator, scores: np.ndarray, noise: str, scale: float) -> np.ndarray:
     """RNM on every row of ``scores`` (shape (R, K)): argmax_j (scores_j + Q_j), fresh Q per row.
 
@@ -82,6 +83,7 @@ def noisy_argmax(rng: np.random.Generator, scores: np.ndarray, noise: str, scale
     """
     Q = sample_noise(rng, noise, scale, scores.shape)
     return np.argmax(scores + Q, axis=-1)
+# --8<-- [end:noisy-argmax]
 
 
 def log_probabilities(scores: np.ndarray, noise: str, scale: float) -> np.ndarray:
@@ -107,6 +109,7 @@ def probabilities(scores: np.ndarray, noise: str, scale: float) -> np.ndarray:
     return np.exp(log_probabilities(scores, noise, scale))
 
 
+# --8<-- [start:exponential-law]
 def _permute_and_flip_log_probabilities(u: np.ndarray) -> np.ndarray:
     """log q_j + log int_0^1 prod_{i != j} (1 - q_i x) dx, with q = exp(u), max(u) = 0."""
     K = u.size
@@ -118,8 +121,10 @@ def _permute_and_flip_log_probabilities(u: np.ndarray) -> np.ndarray:
     log_integrand = log_all[None, :] - log_factor        # drop i = j
     log_integral = special.logsumexp(log_integrand, b=w[None, :], axis=1)
     return u + log_integral
+# --8<-- [end:exponential-law]
 
 
+# --8<-- [start:laplace-law]
 def _laplace_log_probability(u: np.ndarray, j: int) -> float:
     """log of int f(z) prod_{i != j} F(u_j - u_i + z) dz for standard Laplace (scale 1)."""
     d = u[j] - np.delete(u, j)
@@ -139,6 +144,7 @@ def _laplace_log_probability(u: np.ndarray, j: int) -> float:
                                   epsabs=0.0, epsrel=1e-12, limit=200)
         total += value
     return peak + math.log(total)
+# --8<-- [end:laplace-law]
 
 
 def resampled_sum_law(values: np.ndarray) -> np.ndarray:
