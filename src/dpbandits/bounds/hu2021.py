@@ -85,6 +85,11 @@ def thm4() -> Bound:
                  order=sp.sqrt(K * T * sp.log(T)) + K * sp.log(T) / epsilon)
 
 
+def _hybrid_rate() -> sp.Expr:
+    """Theorem 5's per-arm rate max{log T / Delta, log T / eps log(log T / (eps Delta))}."""
+    return sp.Max(sp.log(T) / Delta, sp.log(T) / epsilon * sp.log(sp.log(T) / (epsilon * Delta)))
+
+
 def thm5() -> Bound:
     """Theorem 5 (Hybrid-UCB), App. E.3.2 leading term [DERIVED] with Lemma 12's constant free
     (spec 000 s.4.4): sum_j max{1024 log2 T / Delta_j, 1024 log2 T / eps log2(256 log2 T / (eps Delta_j))}
@@ -95,7 +100,7 @@ def thm5() -> Bound:
                  f"{_PAPER}, Thm 5, App. E.3.2; spec 000 s.4.4", "upper",
                  "expected pseudo-regret R(T)", "free", per_arm=term,
                  condition=sp.And(sp.Ge(T, 2), sp.Ge(y * sp.log(y, 2), 4)),
-                 algorithms=("hybrid-ucb",), monotone=(),
+                 algorithms=("hybrid-ucb",), monotone=(), order=_hybrid_rate(),
                  note="the condition y log2 y >= 4 (y = 256 log2 T / (eps Delta_j), about y >= 2.745) "
                       "is the one step (46) of the proof needs and the paper leaves implicit; the "
                       "leading term follows the paper's d_j, whose noise threshold (43) is off by a "
@@ -125,7 +130,7 @@ def thm5_privacy() -> Bound:
 
 def thm5_order() -> Bound:
     """Theorem 5 as stated: O(sum_j max{log T / Delta_j, log T / eps log(log T / (eps Delta_j))})."""
-    rate = sp.Max(sp.log(T) / Delta, sp.log(T) / epsilon * sp.log(sp.log(T) / (epsilon * Delta)))
+    rate = _hybrid_rate()
     return Bound("hu2021.thm5.order", "Theorem 5: rate of Hybrid-UCB", f"{_PAPER}, Thm 5; spec 000 s.4.4",
                  "upper", "expected pseudo-regret R(T)", "order", per_arm=rate,
                  algorithms=("hybrid-ucb",), order=rate, monotone=())
@@ -190,8 +195,8 @@ def thm7_order() -> Bound:
     """Theorem 7's second O-form as stated: O(log K / Delta_min + log K min{log(1/Delta_min), log T}
     / eps) (spec 000 s.4.6), unit constants. Like the first O-form (which drops the "1 +" of
     1 + ln|J_k|, spec 000 E5), it loses the privacy term as Delta_min -> 1 (log(1/Delta_min) -> 0);
-    the explicit forms (:func:`thm7`, :func:`thm7_brackets`) do not. ``monotone=("epsilon-",)``:
-    the min makes it non-decreasing in T as well, but it is T-free once T > 1/Delta_min."""
+    the explicit forms (:func:`thm7`, :func:`thm7_brackets`) do not. Non-decreasing in T (T-free
+    once T > 1/Delta_min) and non-increasing in eps."""
     rate = (sp.log(K) / Delta_min
             + sp.log(K) * sp.Min(sp.log(1 / Delta_min), sp.log(T)) / epsilon)
     return Bound("hu2021.thm7.order", "Theorem 7: rate of FTNL (second O-form)",
