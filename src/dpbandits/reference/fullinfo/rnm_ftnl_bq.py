@@ -116,6 +116,7 @@ class RNMFTNLBQ(PolicyBase):
         return EpochRNM(self.K, np.full(self.K, 1.0 / self.K), self.Q, self.noise_scale,
                         resample=self.B == 1)
 
+    # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         return self.J.copy()                                                # [Alg.1 l.7]
 
@@ -128,3 +129,4 @@ class RNMFTNLBQ(PolicyBase):
         if ends_epoch(t):
             self.J = noisy_argmax(self.rng, self.S, self.Q, self.noise_scale)   # [Alg.1 l.16]
             self.S[:] = 0.0                                                 # [Alg.1 l.5]
+    # --8<-- [end:act-observe]
