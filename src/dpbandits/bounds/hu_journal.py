@@ -65,22 +65,32 @@ def thm3_independent() -> Bound:
                  order=sp.sqrt(K * T * sp.log(T)) + K * sp.log(T) / epsilon)
 
 
-def lemma19_constant(s: int, *, t_max: int = 2 ** 22) -> float:
+def lemma19_constant(s: int) -> float:
     """The [DERIVED] explicit constant C_19(s) of Lemma 19 (spec 002 s.4.2): a bound on
     P{r_j(T) = s} omega^(s+1), the sum over t > omega^(s-1) of (floor(log2(t - 1)) + 1)
     (arm 1's epoch indices tau) times twice (t^-3 / 2 + t^-6) (the one-sided Laplace tail plus
     the one-sided Hoeffding term, for each of the two concentration events), times
-    omega^(s+1) = 2^(s+2) - 1. Summed exactly up to ``t_max`` (or 2^s, if larger) and the tail
-    beyond it bounded above by (log2 t_max + 2) (1 / t_max^2 + 1 / t_max^5), so the value
-    returned is an upper bound."""
-    if not isinstance(s, (int, np.integer)) or s < 1:
+    omega^(s+1) = 2^(s+2) - 1. The sum runs over blocks t in (2^m, 2^(m+1)], on which
+    floor(log2(t - 1)) = m, with Hurwitz zeta differences for the power sums (exact), up to
+    m = s + 60; the rest is bounded above by (log2 N + 2) (N^-2 + N^-5), N = 2^(s+61), so the
+    value returned is an upper bound (by less than 1e-30)."""
+    from scipy.special import zeta
+
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1:
         raise DPBanditsError(f"s must be a positive integer, got {s!r}")
-    start = 2 ** s                              # omega^(s-1) + 1 = 2^s
-    end = max(int(t_max), start)
-    t = np.arange(start, end + 1, dtype=float)
-    head = np.sum((np.floor(np.log2(t - 1)) + 1) * (t ** -3.0 + 2 * t ** -6.0))
-    tail = (math.log2(end) + 2) * (1 / end ** 2 + 1 / end ** 5)
-    return float((head + tail) * (2 ** (s + 2) - 1))
+
+    def block(a: float, b: float) -> float:
+        """sum over t in [a, b] of t^-3 + 2 t^-6."""
+        return float(zeta(3, a) - zeta(3, b + 1) + 2 * (zeta(6, a) - zeta(6, b + 1)))
+
+    start = 2.0 ** s                             # omega^(s-1) + 1 = 2^s; floor(log2(2^s - 1)) = s - 1
+    total = s * (start ** -3 + 2 * start ** -6)
+    top = s + 60
+    for m in range(s, top + 1):
+        total += (m + 1) * block(2.0 ** m + 1, 2.0 ** (m + 1))
+    end = 2.0 ** (top + 1)
+    total += (math.log2(end) + 2) * (end ** -2 + end ** -5)
+    return float(total * (2 ** (s + 2) - 1))
 
 
 def thm4() -> Bound:
