@@ -224,3 +224,19 @@ def test_paper_ftnl_below_the_explicit_second_form():
                       4096, runs=20, seed=4)
     values = dict(epsilon=0.5, K=10, Delta_min=0.1, Delta_max=0.1)
     assert check_regret(result, get_bound("hu-journal.thm9.second"), **values).verdict == "holds"
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("key", [b.key for b in hu2021.bounds() + bounds() if b.kind == "privacy"])
+def test_privacy_bounds_agree_with_the_registry_claims(key):
+    """A printed privacy statement is the algorithm's claimed epsilon; every other one (stated and
+    sound, or corrected) is the epsilon the registry records as true, for each variant named."""
+    from dpbandits.reference import make
+
+    bound = get_bound(key)
+    value = bound.evaluate(epsilon=0.8)
+    for tag in bound.algorithms:
+        name, _, variant = tag.partition(":")
+        claim = make(name, 4, epsilon=0.8, rng=0, variant=variant or None).claim
+        expected = claim.claimed if key.endswith(".printed") else claim.proven
+        assert expected.epsilon == pytest.approx(value), (key, tag)

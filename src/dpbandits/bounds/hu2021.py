@@ -216,7 +216,7 @@ def lemma13() -> Bound:
     return Bound("hu2021.lemma13", "Lemma 13: probability that a suboptimal expert leads after noise",
                  f"{_PAPER}, Lemma 13, App. G; spec 000 s.4.6", "error",
                  "P(noisy G_j - noisy G_1 >= 0)", "paper", rest=rest, condition=sp.Le(Delta_k, 1),
-                 algorithms=("rnm-ftnl:paper",), monotone=())
+                 algorithms=("rnm-ftnl:paper",), monotone=("epsilon-",))
 
 
 def thm7_brackets(gaps: Sequence[float], epsilon_: float, T_: int) -> float:
