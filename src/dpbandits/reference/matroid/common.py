@@ -94,6 +94,7 @@ class MatroidPolicy(PolicyBase):
 
     # --- the lazy, forgetful private means of DPUCB-MAT and DPTS-MAT (spec 003 section 3.0) ---
 
+    # --8<-- [start:private-means]
     def init_private_means(self) -> None:
         """State of the estimator; round-0 noise at the variant's budget (see round_zero_claim)."""
         self.epsilon0 = self.epsilon / self.rank                                 # eps0 = eps / K
@@ -135,6 +136,7 @@ class MatroidPolicy(PolicyBase):
         self.sum_buffer.reshape(-1)[done] = 0.0
         self.inv_sqrt_T.reshape(-1)[done] = 1.0 / np.sqrt(T)
         self.inv_eps_T.reshape(-1)[done] = 1.0 / (self.epsilon0 * T)
+    # --8<-- [end:private-means]
 
     def __repr__(self) -> str:
         eps = f", epsilon={self.epsilon:g}" if self.private else ""

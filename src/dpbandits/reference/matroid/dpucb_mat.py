@@ -88,6 +88,7 @@ class DPUCBMAT(MatroidPolicy):
     def claim(self) -> PrivacyClaim:
         return round_zero_claim(self, _SOURCE)
 
+    # --8<-- [start:index-act-observe]
     def index(self, t: int) -> np.ndarray:
         """U_t(e) for every run and base arm, shape (runs, L) (Alg. 2 l.5, eq. (3))."""
         log_Kt = math.log(self.rank * t)
@@ -100,3 +101,4 @@ class DPUCBMAT(MatroidPolicy):
 
     def observe(self, t: int, actions: np.ndarray | None, feedback: np.ndarray) -> None:
         self.observe_private_means(t, actions, feedback)   # [Alg.2 l.2, l.9-13]
+    # --8<-- [end:index-act-observe]
