@@ -65,7 +65,8 @@ def test_lemma_19_constant_against_the_direct_sum(s):
 def test_derived_constants_192_576_3456():
     """Re-derive the journal's constants on a grid (spec 002 s.4.2, s.4.4):
     2^(d+2) - 2 + 0.53 < 192 ln T / (Delta min{Delta, eps}) with d = ceil(log2(24 ln T / .)), and
-    d >= 5 for T >= 2; 2^(d+2) - 1 < 576 ln T / (.) with 72 in d; 2^(floor(log2(48/Delta)) + 2) 18 / Delta <= 3456 / Delta^2."""
+    d >= 5 for T >= 2; 2^(d+2) - 1 < 576 ln T / (.) with 72 in d;
+    2^(floor(log2(48/Delta)) + 2) 18 / Delta <= 3456 / Delta^2."""
     for horizon, gap, eps in itertools.product([2, 3, 10, 1e3, 1e6, 1e12], [1e-3, 0.01, 0.1, 0.5, 1.0],
                                                [1e-3, 0.1, 1.0, 10.0]):
         scale = math.log(horizon) / (gap * min(gap, eps))
@@ -169,6 +170,10 @@ def test_lower_bounds_below_upper_bounds():
     cor11 = get_bound("hu-journal.cor11").evaluate(T=horizon, K=10, epsilon=eps_grid)
     assert np.isfinite(minimax).sum() > 50
     assert np.all(minimax[np.isfinite(minimax)] <= cor11[np.isfinite(minimax)])
+    # bandits: Azize & Basu's rate max{sqrt(K T), K / eps} below Theorem 3's (unit constants, T >= 3)
+    azize = get_bound("hu-journal.azize-basu-lower").evaluate(T=horizon, K=5, epsilon=eps_grid)
+    upper_rate = sp.lambdify((T, K, epsilon), get_bound("hu-journal.thm3.independent").order)(horizon, 5, eps_grid)
+    assert np.all(azize <= upper_rate)
 
 
 @pytest.mark.oracle
@@ -201,7 +206,8 @@ def test_restated_results_share_the_arxiv_expressions():
         a, b = get_bound(key), get_bound(base)
         assert a.rest == b.rest and a.condition == b.condition and a.source != b.source
         assert "spec 002" in a.source
-    assert get_bound("hu-journal.thm8").evaluate(epsilon=1.0) == 2 * get_bound("hu-journal.thm8.printed").evaluate(epsilon=1.0)
+    printed = get_bound("hu-journal.thm8.printed").evaluate(epsilon=1.0)
+    assert get_bound("hu-journal.thm8").evaluate(epsilon=1.0) == 2 * printed
     keys = [b.key for b in bounds()]
     assert len(keys) == len(set(keys)) and all(k.startswith("hu-journal.") for k in keys)
     assert {b.key for b in hu2021.bounds()}.isdisjoint(keys)

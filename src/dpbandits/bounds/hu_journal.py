@@ -6,7 +6,14 @@ spec derives the leading constant 192 (the arXiv version's chain gives 96 plus 6
 ``hu2021.thm3``; both are valid). Theorem 5 (Lazy-DP-TS) has an explicit private part (576) but a
 non-private part inherited from Agrawal & Goyal's Theta(.), kept as a free constant. Theorem 9
 restates the FTNL bound (``hu2021.thm7`` relaxed, :func:`dpbandits.bounds.hu2021.thm7_brackets`
-exact); Theorem 12 is the lower bound with its hard instance ``hu-journal-thm12``.
+exact, and ``hu-journal.thm9.second`` the spec's explicit second form counting only the brackets
+above eps); Theorem 12 is the lower bound with its hard instance ``hu-journal-thm12``, also in
+full (Mourtada & Gaifas' constant free) and as its minimax rate.
+
+Where the journal restates a result of the arXiv version (Theorems 2, 8, 9, Lemma 24) the bound is
+the arXiv function's, under its own key and source. Theorem 9's log-ratio O-form is given as
+printed and with its "+1" restored (spec 002 R1); Theorem 8 as printed (eps) and as it holds for
+Lap(1/eps) (2 eps). :func:`lemma19_constant` computes the [DERIVED] C_19(s) behind the 192.
 """
 
 from __future__ import annotations
