@@ -84,6 +84,10 @@ def test_second_form_between_bracket_form_and_relaxed_form(gaps, eps):
     vector = [0.0] + gaps
     values = dict(K=len(vector), Delta_min=min(gaps), epsilon=eps)
     exact = thm7_brackets(vector, eps, 10 ** 9)
+    for key in ("hu-journal.thm9", "hu-journal.thm9.lap2", "hu-journal.thm12"):
+        bound = get_bound(key)
+        ratio = sp.limit((bound.rest / bound.order).subs({K: 10, Delta_min: sp.Rational(1, 10)}), epsilon, 0)
+        assert ratio.is_positive and ratio.is_finite, key
     second = get_bound("hu-journal.thm9.second").evaluate(**values, Delta_max=max(gaps))
     relaxed = get_bound("hu-journal.thm9").evaluate(**values)
     assert exact <= second * (1 + 1e-12) and second <= relaxed * (1 + 1e-12)
@@ -187,6 +191,10 @@ def test_leading_orders():
     thm5 = get_bound("hu-journal.thm5")
     ratio = sp.limit((thm5.per_arm / thm5.order).subs(point), T, sp.oo)   # 576 + C_5 Delta-free part
     assert ratio.free_symbols == {C_5} and ratio.subs(C_5, 1).is_positive
+    for key in ("hu-journal.thm9", "hu-journal.thm9.lap2", "hu-journal.thm12"):
+        bound = get_bound(key)
+        ratio = sp.limit((bound.rest / bound.order).subs({K: 10, Delta_min: sp.Rational(1, 10)}), epsilon, 0)
+        assert ratio.is_positive and ratio.is_finite, key
     second = get_bound("hu-journal.thm9.second")
     at = {K: 10, Delta_min: sp.Rational(1, 100), Delta_max: 1}
     # for eps < Delta_min < Delta_max = 1: Max(Delta_min, eps) = Delta_min and the first branch holds
