@@ -111,7 +111,9 @@ def test_theorem_5_implicit_condition():
     inside = 1024 / (root * 0.5) * 0.999
     assert np.isfinite(bound.evaluate(T=horizon, epsilon=inside, gaps=[0, 0.5]))
     assert np.isnan(bound.evaluate(T=horizon, epsilon=inside / 0.99, gaps=[0, 0.5]))
-    assert C_12 in bound.per_arm.free_symbols and not bound.is_explicit()
+    assert C_12 in bound.per_arm.free_symbols and not bound.is_explicit() and bound.status == "flawed"
+    # (45) + twice (47), the noise the printed index's bonus does not cover: above Delta / 2
+    assert (math.sqrt(3) + 2 * 3 * math.sqrt(2)) / 16 > 0.5 > (math.sqrt(3) + 3 * math.sqrt(2)) / 16
 
 
 @pytest.mark.exact

@@ -99,19 +99,23 @@ def _hybrid_rate() -> sp.Expr:
 def thm5() -> Bound:
     """Theorem 5 (Hybrid-UCB), App. E.3.2 leading term [DERIVED] with Lemma 12's constant free
     (spec 000 s.4.4): sum_j max{1024 log2 T / Delta_j, 1024 log2 T / eps log2(256 log2 T / (eps Delta_j))}
-    + C_12 Delta_j log2 T. The proof's noise threshold (43) is off by a factor 2 (spec s.4.4)."""
+    + C_12 Delta_j log2 T. Status ``flawed``: the proof's noise threshold (43) is the full
+    threshold, not half of it (spec 000 s.4.4, E3), so the noise of arm j may reach twice the
+    index's bonus and (45) + 2 x (47) gives (sqrt 3 + 6 sqrt 2) / 16 = 0.64 Delta_j > Delta_j / 2:
+    the d_j behind the 1024 does not exclude the bad event (42). The rate (``hu2021.thm5.order``)
+    is unaffected (only constants change); this explicit leading term is not established and is
+    never held against simulation."""
     y = 256 * _LOG2T / (epsilon * Delta)
     term = sp.Max(1024 * _LOG2T / Delta, 1024 * _LOG2T / epsilon * sp.log(y, 2)) + C_12 * Delta * _LOG2T
     return Bound("hu2021.thm5", "Theorem 5: regret of Hybrid-UCB (Lemma 12 constant free)",
                  f"{_PAPER}, Thm 5, App. E.3.2; spec 000 s.4.4", "upper",
                  "expected pseudo-regret R(T)", "free", per_arm=term,
                  condition=sp.And(sp.Ge(T, 2), sp.Ge(y * sp.log(y, 2), 4)),
-                 algorithms=("hybrid-ucb",), monotone=(), order=_hybrid_rate(),
+                 algorithms=("hybrid-ucb",), status="flawed", monotone=(), order=_hybrid_rate(),
                  note="the condition y log2 y >= 4 (y = 256 log2 T / (eps Delta_j), about y >= 2.745) "
                       "is the one step (46) of the proof needs and the paper leaves implicit; the "
                       "leading term follows the paper's d_j, whose noise threshold (43) is off by a "
-                      "factor 2 (spec 000 E3): with Lemma 12's constant free the bound is not "
-                      "checked against simulation")
+                      "factor 2 (spec 000 E3), so it is not established")
 
 
 def thm5_privacy_printed() -> Bound:
