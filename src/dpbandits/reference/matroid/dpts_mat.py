@@ -83,6 +83,7 @@ class DPTSMAT(MatroidPolicy):
     def claim(self) -> PrivacyClaim:
         return round_zero_claim(self, _SOURCE)
 
+    # --8<-- [start:boost-sample-act]
     def boosted_mean(self, t: int) -> np.ndarray:
         """w'_e(t), the posterior mean, for every run and base arm (Alg. 3 l.5)."""
         return self.w_tilde + (3.0 * math.log(self.rank * t)) * self.inv_eps_T   # [Alg.3 l.4-5]
@@ -95,3 +96,4 @@ class DPTSMAT(MatroidPolicy):
 
     def observe(self, t: int, actions: np.ndarray | None, feedback: np.ndarray) -> None:
         self.observe_private_means(t, actions, feedback)   # [Alg.3 l.2, l.10-14]
+    # --8<-- [end:boost-sample-act]
