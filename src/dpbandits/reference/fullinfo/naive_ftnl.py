@@ -65,6 +65,7 @@ class NaiveFTNL(PolicyBase):
         first[0] = 1.0
         return EpochRNM(self.K, first, "laplace", self.noise_scale)
 
+    # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         return self.J.copy()                                                # [Naive l.1, l.2]
 
@@ -73,3 +74,4 @@ class NaiveFTNL(PolicyBase):
         if ends_epoch(t):
             self.J = noisy_argmax(self.rng, self.G, "laplace", self.noise_scale)    # [Naive l.4]
             self.G[:] = 0.0
+    # --8<-- [end:act-observe]
