@@ -47,6 +47,7 @@ class FTL(PolicyBase):
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(None, None, "non-private", "Follow-the-Leader: no privacy claim")
 
+    # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         if t == 1:
             return np.zeros(self.runs, dtype=np.int64)                 # [FTL l.1]
@@ -54,3 +55,4 @@ class FTL(PolicyBase):
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
         self.S += self.check_observation(t, actions, feedback)          # [FTL l.3]
+    # --8<-- [end:act-observe]

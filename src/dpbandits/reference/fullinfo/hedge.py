@@ -57,6 +57,7 @@ class Hedge(PolicyBase):
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(None, None, "non-private", "Hedge: no privacy claim in these papers")
 
+    # --8<-- [start:act-observe]
     def learning_rate(self, t: int) -> float:
         """eta_t = sqrt(8 ln K / t), or the fixed eta."""
         return self.eta if self.eta is not None else math.sqrt(8.0 * math.log(self.K) / t)
@@ -70,3 +71,4 @@ class Hedge(PolicyBase):
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
         self.S += self.check_observation(t, actions, feedback)              # [Hedge l.4]
+    # --8<-- [end:act-observe]
