@@ -127,6 +127,7 @@ class _Grid:
         return x
 
 
+# --8<-- [start:binary-step]
 def binary_step(alpha: np.ndarray, alpha_hat: np.ndarray, tau: np.ndarray, x: np.ndarray,
                  scale: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One insertion into binary mechanisms at local times ``tau`` (rows of alpha are counters).
@@ -146,6 +147,7 @@ def binary_step(alpha: np.ndarray, alpha_hat: np.ndarray, tau: np.ndarray, x: np
     alpha_hat[rows, i] = p_sum + laplace(rng, scale, tau.size)
     set_bits = ((tau[:, None] >> levels[None, :]) & 1).astype(bool)
     return (alpha_hat * set_bits).sum(axis=1)
+# --8<-- [end:binary-step]
 
 
 class LogarithmicCounter(_Grid):
@@ -200,6 +202,7 @@ class BinaryCounter(_Grid):
         self.alpha[flat], self.alpha_hat[flat] = alpha, alpha_hat
 
 
+# --8<-- [start:hybrid-counter]
 class HybridCounter(_Grid):
     """Chan et al.'s hybrid mechanism, unbounded; ``(eps_L + eps_B)``-DP (see module docstring).
 
@@ -241,6 +244,7 @@ class HybridCounter(_Grid):
             binary = binary_step(alpha, alpha_hat, tau, x[~power], k / self.eps_B, self.rng)
             self.alpha[inside], self.alpha_hat[inside] = alpha, alpha_hat
             self._value[inside] = self.log_release[inside] + binary
+# --8<-- [end:hybrid-counter]
 
 
 def hybrid_noise_terms(n: int) -> int:

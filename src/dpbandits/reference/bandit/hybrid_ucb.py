@@ -123,6 +123,7 @@ class HybridUCB(PolicyBase):
         """Laplace scale of every node of tree r: 2r/eps (paper) or 2(r+1)/eps (corrected)."""
         return 2.0 * (r + self._level_offset) / self.epsilon
 
+    # --8<-- [start:index]
     def index(self, t: int) -> np.ndarray:
         """mubar_j(t) of eq. (35) for every run and arm, base-2 logs (spec 000 A9).
 
@@ -134,6 +135,9 @@ class HybridUCB(PolicyBase):
         return (self.mu_tilde + np.sqrt(3.0 * log_t / O)
                 + 6.0 * math.sqrt(8.0) * log_t * self.r / (self.epsilon * O))
 
+    # --8<-- [end:index]
+
+    # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         if t <= self.K:
             return np.full(self.runs, t - 1)                                     # [Alg.4 l.2]
@@ -171,6 +175,8 @@ class HybridUCB(PolicyBase):
             self.alpha_hat[i, jf] = 0.0
             self.B_tilde[i, jf] = 0.0
             self._make_room(int(self.r[i, jf].max()) + 1)
+
+    # --8<-- [end:act-observe]
 
     def _make_room(self, levels: int) -> None:
         """Give the p-sum arrays at least ``levels`` levels (tree r needs r + 1)."""
