@@ -85,6 +85,7 @@ class CTS(MatroidPolicy):
         return PrivacyClaim(None, None, "non-private", "Wang & Chen (2018); Agrawal & Goyal (2017)",
                             f"non-private baseline (Gaussian Thompson sampling, form {self.form!r})")
 
+    # --8<-- [start:posterior-act-observe]
     def posterior(self) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation of every theta_e, each of shape (runs, L)."""
         if self.form == "agrawal-goyal":
@@ -108,6 +109,7 @@ class CTS(MatroidPolicy):
             S[played] += x                                                       # [CTS l.5]
             N[played] += 1.0
             return
+    # --8<-- [end:posterior-act-observe]
         n_buffer, sum_buffer = self.n_buffer.reshape(-1), self.sum_buffer.reshape(-1)
         n_buffer[played] += 1
         sum_buffer[played] += x

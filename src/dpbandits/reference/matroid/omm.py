@@ -78,6 +78,7 @@ class OMM(MatroidPolicy):
         return PrivacyClaim(None, None, "non-private", "Kveton et al. (2014)",
                             "non-private baseline (UCB1 indices on exact running means)")
 
+    # --8<-- [start:index-act-observe]
     def index(self, t: int) -> np.ndarray:
         """U_t(e) for every run and base arm, shape (runs, L)."""
         s = t if self.log_round == "t" else max(t - 1, 1)
@@ -95,3 +96,4 @@ class OMM(MatroidPolicy):
         played = self.cells(actions)                   # state arrays are C-contiguous: flat views
         self.S.reshape(-1)[played] += x.ravel()                                  # [OMM l.6]
         self.N.reshape(-1)[played] += 1.0
+    # --8<-- [end:index-act-observe]
