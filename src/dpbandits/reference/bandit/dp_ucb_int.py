@@ -417,6 +417,7 @@ class DPUCBInt(PolicyBase):
                             "the releases' basic-composition loss exceeds the claim "
                             "(spec 001 FLAG-23)")
 
+    # --8<-- [start:act-release]
     def act(self, t: int) -> np.ndarray:
         if t <= self.K * self.f0:                                                  # [Alg.3 l.4]
             return np.full(self.runs, (t - 1) % self.K)                            # [Alg.3 l.5]
@@ -456,3 +457,4 @@ class DPUCBInt(PolicyBase):
             self.reached[i, a] += 1
             points = self._schedule.covering(int(self.reached[i, a].max()))
             self.next_point[i, a] = points[self.reached[i, a]]
+    # --8<-- [end:act-release]
