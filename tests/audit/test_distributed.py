@@ -23,12 +23,12 @@ def _comparable(result) -> dict:
 @pytest.mark.exact
 def test_same_audit_on_one_worker_two_processes_and_a_cluster():
     distributed = pytest.importorskip("distributed")
-    arguments = dict(variant="paper", samples=2000, seed=3)
-    one = _comparable(audit_algorithm("rnm-ftnl", **arguments))
-    two = _comparable(audit_algorithm("rnm-ftnl", workers=2, **arguments))
+    arguments = dict(variant="paper", samples=5000, seed=3)
+    one = _comparable(audit_algorithm("rnm-ftnl-bq", **arguments))
+    two = _comparable(audit_algorithm("rnm-ftnl-bq", workers=2, **arguments))
     with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        remote = _comparable(audit_algorithm("rnm-ftnl", client=client, **arguments))
+        remote = _comparable(audit_algorithm("rnm-ftnl-bq", client=client, **arguments))
     assert one == two == remote
     assert one["verdict"] == "violation"
 
@@ -37,7 +37,7 @@ def test_same_audit_on_one_worker_two_processes_and_a_cluster():
 def test_interrupted_audit_all_resumes_with_the_same_results(tmp_path):
     from dpbandits.audit.runner import _cached
 
-    arguments = dict(samples=500, include_controls=False, names=["rnm-ftnl"])
+    arguments = dict(samples=500, include_controls=False, names=["rnm-ftnl-bq"])
     messages: list[str] = []
 
     def interrupt(message: str) -> None:
@@ -48,19 +48,19 @@ def test_interrupted_audit_all_resumes_with_the_same_results(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         audit_all(resume=tmp_path, progress=interrupt, **arguments)
     saved = list(tmp_path.glob("*.json"))
-    assert [p.name for p in saved] == ["rnm-ftnl-paper.json"]      # the finished audit was kept
+    assert [p.name for p in saved] == ["rnm-ftnl-bq-paper.json"]   # the finished audit was kept
     resumed: list[str] = []
     results = audit_all(resume=tmp_path, progress=resumed.append, **arguments)
     assert [m.endswith("reused") for m in resumed] == [True, False]
     fresh = audit_all(**arguments)
     assert [_comparable(r) for r in results] == [_comparable(r) for r in fresh]
     key = json.loads(saved[0].read_text())["key"]
-    assert _cached(tmp_path, "rnm-ftnl-paper", key) is not None
-    assert _cached(tmp_path, "rnm-ftnl-paper", {**key, "seed": 1}) is None    # changed: recompute
+    assert _cached(tmp_path, "rnm-ftnl-bq-paper", key) is not None
+    assert _cached(tmp_path, "rnm-ftnl-bq-paper", {**key, "seed": 1}) is None  # changed: recompute
 
 
 @pytest.mark.smoke
 def test_cli_audit_accepts_workers(capsys):
-    assert main(["audit", "rnm-ftnl", "--variant", "paper", "--samples", "1000", "--workers", "2",
+    assert main(["audit", "rnm-ftnl-bq", "--variant", "paper", "--samples", "1000", "--workers", "2",
                  "--json", "--no-progress"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "violation"

@@ -50,6 +50,15 @@ class Mechanism:
     def sample(self, table: Table, n: int, seed: int) -> np.ndarray:
         raise NotImplementedError
 
+    def sample_many(self, requests: list[tuple[Table, int, int]]) -> list[np.ndarray]:
+        """``sample`` for each (table, n, seed) request; mechanisms that can run requests in
+        parallel override it. The outputs are those of ``sample``, whatever the parallelism."""
+        return [self.sample(table, n, seed) for table, n, seed in requests]
+
+    def parallelism(self) -> int:
+        """How many ``sample`` requests are worth running at once (1: one after another)."""
+        return 1
+
     def exact_model(self):
         """An object with ``choice_laws(table)`` and ``log_probability(table, actions)`` when the
         mechanism can compute its trajectory probabilities exactly; None otherwise."""
@@ -63,6 +72,12 @@ class Mechanism:
     def white_box(self) -> Any:
         """The internal statistics the mechanism releases, for white-box audits; None if not exposed."""
         return None
+
+
+def _sample_job(job: tuple) -> np.ndarray:
+    """One sampling request, in a worker process or on a Dask worker."""
+    factory, source, T, n, seed = job
+    return simulate(factory, source, T, runs=n, seed=seed, record_actions=True).actions
 
 
 @dataclass
@@ -100,6 +115,32 @@ class RegistryMechanism(Mechanism):
         return self.claimed.relation if self.claimed else ROW
 
     def sample(self, table: Table, n: int, seed: int) -> np.ndarray:
+        factory, source, T, n = self._job(table, n)
+        result = simulate(factory, source, T, runs=n, seed=seed, record_actions=True,
+                          workers=self.workers, client=self.client)
+        return result.actions
+
+    def sample_many(self, requests: list[tuple[Table, int, int]]) -> list[np.ndarray]:
+        """Each request simulated in one piece, the requests spread over the worker processes
+        or the Dask cluster; each output equals ``sample``'s (the engine's results do not depend
+        on where its blocks run)."""
+        jobs = [(*self._job(table, n), seed) for table, n, seed in requests]
+        if self.client is not None:
+            futures = self.client.map(_sample_job, jobs, pure=False, retries=2)
+            return self.client.gather(futures)
+        if self.workers > 1 and len(jobs) > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=min(self.workers, len(jobs))) as pool:
+                return list(pool.map(_sample_job, jobs))
+        return [_sample_job(job) for job in jobs]
+
+    def parallelism(self) -> int:
+        if self.client is not None:
+            return max(1, len(self.client.scheduler_info().get("workers", {})))
+        return self.workers
+
+    def _job(self, table: Table, n: int):
         table = as_table(table)
         if table.K != self.K:
             raise DPBanditsError(f"{self.label} has K = {self.K} arms but the table has {table.K}")
@@ -109,9 +150,7 @@ class RegistryMechanism(Mechanism):
         if self.feedback == "semi":      # super arms are bases of the policy's matroid
             from ..reference.matroid.environment import MatroidEnvironment
             source = MatroidEnvironment(self._policy.matroid, table)
-        result = simulate(factory, source, table.T, runs=check_positive_int(n, "n"), seed=seed,
-                          record_actions=True, workers=self.workers, client=self.client)
-        return result.actions
+        return factory, source, table.T, check_positive_int(n, "n")
 
     def exact_model(self):
         model = getattr(self._policy, "trajectory_model", None)

@@ -193,11 +193,18 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
         raise DPBanditsError(f"n_selection must be at least 20, got {n_selection}")
     best: _Event | None = None
     exact = mechanism.exact_model()
+    group = max(1, mechanism.parallelism())     # pairs sampled at once (memory: 2 outputs each)
+    selection: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for i, pair in enumerate(pairs):
+        if i not in selection:     # sample the next group of pairs together (in parallel if it can)
+            chunk = range(i, min(i + group, len(pairs)))
+            requests = [(table, n_selection, seeds[2 * j + side]) for j in chunk
+                        for side, table in enumerate((pairs[j].D0, pairs[j].D1))]
+            outputs = mechanism.sample_many(requests)
+            selection = {j: (outputs[2 * k], outputs[2 * k + 1]) for k, j in enumerate(chunk)}
         if progress:
             progress(f"selection: pair {i + 1}/{len(pairs)} ({pair.description})")
-        out0 = mechanism.sample(pair.D0, n_selection, seeds[2 * i])
-        out1 = mechanism.sample(pair.D1, n_selection, seeds[2 * i + 1])
+        out0, out1 = selection.pop(i)
         F0, F1 = action_features(out0, pair.step, mechanism.K), action_features(out1, pair.step, mechanism.K)
         scorers: list[tuple[str, Callable]] = []
         if exact is not None:
