@@ -10,8 +10,11 @@ import json
 
 import pytest
 
-from dpbandits.audit import audit_algorithm, audit_all
+from dpbandits.audit import audit, audit_algorithm, audit_all
+from dpbandits.audit.mechanism import RegistryMechanism
+from dpbandits.audit.toys import TOY_VARIANTS, ToyThreshold
 from dpbandits.cli import main
+from dpbandits.errors import DPBanditsError
 
 
 def _comparable(result) -> dict:
@@ -31,6 +34,17 @@ def test_same_audit_on_one_worker_two_processes_and_a_cluster():
         remote = _comparable(audit_algorithm("rnm-ftnl-bq", client=client, **arguments))
     assert one == two == remote
     assert one["verdict"] == "violation"
+
+
+@pytest.mark.exact
+def test_audit_of_a_mechanism_takes_workers_and_keeps_the_result():
+    mechanism = RegistryMechanism("rnm-ftnl-bq", 2, 1.0, "paper", T=16)
+    local = _comparable(audit(mechanism, samples=3000, seed=5))
+    parallel = _comparable(audit(mechanism, samples=3000, seed=5, workers=2))
+    assert local == parallel
+    assert mechanism.workers == 1                  # the caller's mechanism is not changed
+    with pytest.raises(DPBanditsError, match="registered algorithms only"):
+        audit(ToyThreshold(TOY_VARIANTS[0], 1.0), samples=1000, workers=2)
 
 
 @pytest.mark.exact

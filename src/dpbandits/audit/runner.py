@@ -9,13 +9,14 @@ of :func:`dpbandits.audit.pairs.candidate_pairs` at the algorithm's release roun
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import check_positive_int
+from ..errors import DPBanditsError, check_positive_int
 from ..reference.registry import ALGORITHMS, canonical, get
 from .mechanism import Mechanism, RegistryMechanism
 from .pairs import DEFAULT_ARMS, Pair, candidate_pairs, known_pairs
@@ -32,9 +33,25 @@ DEFAULT_HORIZON = 16
 
 def audit(mechanism: Mechanism, pairs: list[Pair] | None = None, *, samples: int = 50_000,
           alpha: float = 0.05, seed: int = 0, T: int = DEFAULT_HORIZON,
-          progress: Callable[[str], None] | None = None) -> AuditResult:
-    """Audit any mechanism: the event tester on the given or generic candidate pairs."""
+          progress: Callable[[str], None] | None = None, workers: int | None = None,
+          client=None) -> AuditResult:
+    """Audit any mechanism: the event tester on the given or generic candidate pairs.
+
+    ``workers`` (local processes) and ``client`` (a Dask client), when given, replace those of a
+    :class:`RegistryMechanism` (on a copy) and only change where its runs are simulated, not the
+    result. Other mechanisms take their parallelism when constructed (an external program's
+    ``workers=``); passing either here for them raises :class:`DPBanditsError`.
+    """
     samples = check_positive_int(samples, "samples", minimum=100)
+    if workers is not None or client is not None:
+        if not isinstance(mechanism, RegistryMechanism):
+            raise DPBanditsError(f"workers= and client= apply to registered algorithms only; "
+                                 f"{mechanism.label} sets its parallelism when constructed")
+        mechanism = copy.copy(mechanism)
+        if workers is not None:
+            mechanism.workers = check_positive_int(workers, "workers")
+        if client is not None:
+            mechanism.client = client
     if pairs is None:
         pairs = candidate_pairs(mechanism.K, T, boundaries=mechanism.epoch_boundaries(T),
                                 row_zero=getattr(mechanism, "observes_round_zero", False))
