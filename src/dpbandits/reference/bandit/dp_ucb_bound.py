@@ -130,6 +130,7 @@ class DPUCBBound(PolicyBase):
                             "released sums lose 2 eps (spec 001 FLAG-8); the proof assumes an "
                             "eps-DP hybrid mechanism")
 
+    # --8<-- [start:index-act-observe]
     def nu(self, t: int) -> np.ndarray:
         """nu_a of Algorithm 1 for every run and arm at round t, from n_{a,t} only.
 
@@ -157,3 +158,4 @@ class DPUCBBound(PolicyBase):
         r = self.check_observation(t, actions, feedback)
         self.H.insert((self._rows, actions), r)                                  # [Alg.1 l.6, l.16]
         self.n[self._rows, actions] += 1
+    # --8<-- [end:index-act-observe]
