@@ -106,6 +106,7 @@ class DPUCB(PolicyBase):
                             "its arm's mechanism, so the released sums lose 2 eps (spec 001 "
                             "FLAG-8)")
 
+    # --8<-- [start:index-act-observe]
     def index(self, t: int) -> np.ndarray:
         """s_a(t)/n_{a,t} + sqrt(2 ln t / n_{a,t}) (nu_a = 0), shape (runs, K)."""
         n = self.n.astype(float)
@@ -123,3 +124,4 @@ class DPUCB(PolicyBase):
         items[self._rows, actions] = r                                           # [Alg.1 l.16]
         self.H.insert(self._all, items.ravel())
         self.n[self._rows, actions] += 1
+    # --8<-- [end:index-act-observe]
