@@ -111,7 +111,7 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     ("bounds", "dpbandits.bounds.cli"),
     ("report", "dpbandits.report"),
     ("reproduce", "dpbandits.reproduce"),
-    ("validate", "dpbandits.validate"),
+    ("validate", "dpbandits.validate.cli"),
 )
 """Subcommands implemented outside this file, as (name, module)."""
 

@@ -1,0 +1,39 @@
+"""``dpbandits validate``: is a third-party implementation the paper's algorithm, is it as private
+as the algorithm claims, and does its regret respect the algorithm's theorems?
+
+:func:`validate` runs a candidate (any audit mechanism: a Python act/observe policy, a function
+of the table, or a program in any language over the line protocol of ``docs/audit-protocol.md``)
+and the registered reference algorithm on the same fixed table and on fresh tables, compares
+their output distributions with two-sample tests under Holm's correction, audits the candidate
+against the reference's privacy claim and holds its regret against the explicit bounds.
+:mod:`~dpbandits.validate.core` states the design and the guarantees,
+:mod:`~dpbandits.validate.stats` the tests, :mod:`~dpbandits.validate.figures` the plots and
+:mod:`~dpbandits.validate.cli` the command.
+"""
+
+from __future__ import annotations
+
+from .core import Comparison, Validation, checkpoints_for, rounds_for, validate
+from .figures import plot
+from .stats import holm, holm_adjusted
+
+__all__ = ["validate", "Validation", "Comparison", "holm", "holm_adjusted", "checkpoints_for",
+           "rounds_for", "plot", "write_json"]
+
+
+def write_json(result: Validation, path) -> None:
+    """Write ``result.to_dict()`` as JSON, atomically (temporary file and rename)."""
+    import json
+    import os
+    import tempfile
+    from pathlib import Path
+
+    path = Path(path)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "w") as handle:
+            json.dump(result.to_dict(), handle, indent=1)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -1,0 +1,529 @@
+"""The validation: behaviour, privacy and regret of a candidate against a registered algorithm.
+
+**Samples.** The candidate (any :class:`~dpbandits.audit.mechanism.Mechanism`: a single-run
+act/observe policy or a function of the table through :mod:`dpbandits.audit.adapters`, a program
+in any language through :mod:`dpbandits.audit.external`) and the reference (the registered
+algorithm ALGO, through the engine) each produce R runs of T rounds twice:
+
+* ``fixed``: every run of both on one reward table drawn from the setting (the audit shape). The
+  two samples are independent and each is i.i.d. given the table, so a two-sample test compares
+  the two conditional output distributions given that table.
+* ``fresh``: every run on its own freshly drawn table (the regret shape). The reference runs as
+  one batch of R runs in the engine with fresh rewards per run; the candidate runs once per table,
+  R times, with independent seeds. Both samples are i.i.d. from the output distribution averaged
+  over the environment, and independent of each other.
+
+**Comparisons.** On each sample: the pull count of every arm at the checkpoints (Mann-Whitney U),
+the action at chosen rounds (chi-square test of homogeneity, or its permutation version when an
+expected count is below 5), the pseudo-regret at the checkpoints (Mann-Whitney U). See
+:mod:`dpbandits.validate.stats` for each test's guarantee.
+
+**Correction and verdict.** Holm's step-down procedure over *all* comparisons of both samples at
+family-wise level ``alpha``: if the candidate's output distribution is the reference's (on the
+fixed table and averaged over the environment), the verdict is ``differs`` with probability at
+most ``alpha`` (up to the normal approximation of Mann-Whitney). ``differs`` names the first
+difference: the rejected comparison with the smallest round (then the smallest p-value). Each
+comparison reports its effect size, p-value, Holm-adjusted p-value and the smallest effect the
+sample could have detected with probability ``power`` at level ``alpha / m``.
+
+**Privacy.** The candidate is audited (:func:`dpbandits.audit.audit`) against the claim ALGO makes
+at ``epsilon``: the specs' worst-case pairs for ALGO and the generic candidate pairs at ALGO's
+release rounds, with the event tester's Clopper-Pearson lower bound on epsilon at confidence
+``1 - alpha`` (its own correction over pairs is stated in the audit result).
+
+**Regret.** The candidate's pseudo-regret on the fresh sample is held against every upper bound
+about ALGO in :mod:`dpbandits.bounds` with explicit constants (not flawed, not asymptotic, not
+about one special instance, not a printed form the catalogue has corrected), with
+:func:`dpbandits.bounds.check_regret` (simultaneous t band at level ``1 - alpha``). The
+reference's curve is checked the same way, for comparison only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_probability
+from . import stats as st
+
+__all__ = ["Comparison", "Validation", "validate", "checkpoints_for", "rounds_for",
+           "DEFAULT_HORIZON", "DEFAULT_RUNS", "DEFAULT_SETTING", "MIN_RUNS"]
+
+DEFAULT_HORIZON = 1000
+DEFAULT_RUNS = 200
+DEFAULT_SETTING = "hu2021-setting2"
+MIN_RUNS = 20
+"""Fewest runs per sample: below it the Mann-Whitney normal approximation is not trusted."""
+CURVE_POINTS = 40
+"""Checkpoints of the regret curves that are plotted and held against the bounds."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One two-sample comparison of the candidate's and the reference's outputs."""
+
+    sample: str
+    """``fixed`` (one shared table) or ``fresh`` (a new table per run)."""
+    quantity: str
+    """``pulls of arm a``, ``action`` or ``regret``."""
+    t: int
+    """The round: pull counts and regret summed over rounds 1..t, or the action of round t."""
+    test: str
+    statistic: float
+    p_value: float
+    p_holm: float
+    """Holm-adjusted p-value (rejected iff ``p_holm <= alpha``)."""
+    effect: float
+    """Rank-biserial correlation in [-1, 1] (positive: candidate larger), or Cramér's V in [0, 1]."""
+    detectable: float
+    """Smallest effect (same scale as ``effect``) detected with the stated power at alpha / m."""
+    detectable_shift: float
+    """The same as a shift of the mean in pulls or regret (NaN for actions)."""
+    candidate: float
+    """Candidate's mean (pulls, regret) or most frequent arm (action)."""
+    reference: float
+    rejected: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                for k, v in self.__dict__.items()}
+
+    def describe(self) -> str:
+        what = f"{self.quantity} at t = {self.t}" if self.quantity != "action" else f"action of round {self.t}"
+        return (f"{what} on the {self.sample} sample ({self.test}, p = {self.p_value:.2g}, "
+                f"Holm {self.p_holm:.2g}; candidate {self.candidate:.4g} vs reference "
+                f"{self.reference:.4g}; effect {self.effect:+.3f}, detectable {self.detectable:.3f})")
+
+
+@dataclass
+class Validation:
+    """The answer of :func:`validate`: behaviour, privacy and regret, with everything behind them."""
+
+    algorithm: str
+    variant: str | None
+    epsilon: float | None
+    candidate: str
+    K: int
+    T: int
+    runs: int
+    seed: int
+    alpha: float
+    power: float
+    means: list[float]
+    comparisons: list[Comparison]
+    audit: Any = None
+    """The :class:`~dpbandits.audit.result.AuditResult`, or None (see ``privacy_note``)."""
+    privacy_note: str = ""
+    regret_checks: list[dict[str, Any]] = field(default_factory=list)
+    """One dict per bound: ``bound`` (key), ``candidate`` and ``reference`` (BoundCheck)."""
+    regret_note: str = ""
+    curves: dict[str, Any] = field(default_factory=dict)
+    """On the fresh sample: ``regret`` (name -> per-run pseudo-regret, shape (R, C), at
+    ``regret_checkpoints``) and ``pulls`` (name -> mean pulls per arm, shape (C', K), at
+    ``pull_checkpoints``), for ``candidate`` and ``reference``."""
+
+    @property
+    def behaviour(self) -> str:
+        """``differs`` when Holm's procedure rejects any comparison, else ``conforms``."""
+        return "differs" if any(c.rejected for c in self.comparisons) else "conforms"
+
+    @property
+    def first_difference(self) -> Comparison | None:
+        """The rejected comparison at the earliest round (then the smallest p-value)."""
+        rejected = [c for c in self.comparisons if c.rejected]
+        return min(rejected, key=lambda c: (c.t, c.p_value)) if rejected else None
+
+    @property
+    def privacy(self) -> str:
+        """``consistent``, ``violation``, ``not audited`` or ``not private``."""
+        if self.audit is None:
+            return "not private" if self.epsilon is None else "not audited"
+        return self.audit.verdict
+
+    @property
+    def regret(self) -> str:
+        """``respected``, ``violated``, ``not applicable`` or ``no bound available``."""
+        if not self.regret_checks:
+            return "no bound available"
+        verdicts = [entry["candidate"].verdict for entry in self.regret_checks]
+        if "violated" in verdicts:
+            return "violated"
+        return "respected" if "holds" in verdicts else "not applicable"
+
+    @property
+    def ok(self) -> bool:
+        """Conforms, no privacy violation and no regret bound violated."""
+        return self.behaviour == "conforms" and self.privacy != "violation" and self.regret != "violated"
+
+    @property
+    def exit_status(self) -> int:
+        """0 when :attr:`ok`, 1 otherwise (the command line's exit status)."""
+        return 0 if self.ok else 1
+
+    def summary(self, shown: int = 5) -> str:
+        """A readable report: the three verdicts and the comparisons closest to rejection."""
+        variant = f" [{self.variant}]" if self.variant else ""
+        eps = f" at epsilon = {self.epsilon:g}" if self.epsilon is not None else ""
+        m = len(self.comparisons)
+        lines = [f"{self.candidate} against {self.algorithm}{variant}{eps}",
+                 f"  means = {[round(x, 4) for x in self.means]}, T = {self.T}, {self.runs} runs per "
+                 f"sample (fixed table and fresh tables), seed = {self.seed}",
+                 "",
+                 f"behaviour: {self.behaviour.upper()} ({m} comparisons, Holm at family-wise level "
+                 f"{self.alpha:g}; detectable effects at {100 * self.power:g}% power, level alpha/m)"]
+        first = self.first_difference
+        if first is not None:
+            lines.append(f"  first difference: {first.describe()}")
+            lines.append(f"  {sum(c.rejected for c in self.comparisons)} of {m} comparisons rejected")
+        closest = sorted(self.comparisons, key=lambda c: c.p_value)[:shown]
+        lines.append(f"  smallest p-values:")
+        for c in closest:
+            lines.append(f"    {'REJECTED ' if c.rejected else ''}{c.describe()}")
+        lines.append("")
+        if self.audit is not None:
+            lines.append(f"privacy: {self.privacy.upper()} ({self.audit.summary()})")
+        else:
+            lines.append(f"privacy: {self.privacy.upper()}" + (f" ({self.privacy_note})" if self.privacy_note else ""))
+        lines.append("")
+        lines.append(f"regret: {self.regret.upper()}" + (f" ({self.regret_note})" if self.regret_note else ""))
+        for entry in self.regret_checks:
+            cand, ref = entry["candidate"], entry["reference"]
+            lines.append(f"  {entry['bound']}: candidate {cand.verdict} (mean / bound at the last "
+                         f"checkpoint {cand.final_ratio:.3g}); reference {ref.verdict} "
+                         f"({ref.final_ratio:.3g})")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        first = self.first_difference
+        regret = self.curves.get("regret", {})
+        curves = {"checkpoints": np.asarray(self.curves.get("regret_checkpoints", [])).tolist(),
+                  **{name: {"mean": values.mean(axis=0).tolist(),
+                            "std": values.std(axis=0, ddof=1).tolist()}
+                     for name, values in regret.items()}}
+        return {"algorithm": self.algorithm, "variant": self.variant, "epsilon": self.epsilon,
+                "candidate": self.candidate, "K": self.K, "T": self.T, "runs": self.runs,
+                "seed": self.seed, "means": self.means, "alpha": self.alpha, "power": self.power,
+                "correction": f"Holm over {len(self.comparisons)} comparisons",
+                "behaviour": self.behaviour,
+                "first_difference": None if first is None else first.to_dict(),
+                "privacy": self.privacy, "privacy_note": self.privacy_note,
+                "regret": self.regret, "regret_note": self.regret_note,
+                "ok": self.ok,
+                "comparisons": [c.to_dict() for c in self.comparisons],
+                "audit": None if self.audit is None else self.audit.to_dict(),
+                "regret_checks": [{"bound": e["bound"], "candidate": e["candidate"].to_dict(),
+                                   "reference": e["reference"].to_dict()} for e in self.regret_checks],
+                "regret_curves": curves}
+
+
+# -- which rounds are compared ------------------------------------------------------------------
+
+def checkpoints_for(T: int, K: int) -> list[int]:
+    """Rounds at which pull counts and regret are compared: 2K (just after the first pulls of
+    every arm), T/8, T/4, T/2 and T (those below 1 or above T dropped)."""
+    return sorted({t for t in (2 * K, T // 8, T // 4, T // 2, T) if 1 <= t <= T})
+
+
+def rounds_for(T: int, K: int) -> list[int]:
+    """Rounds whose action is compared: 1, 2, K, K + 1, K + 2 (initial exploration and the
+    first decisions), T/2 and T."""
+    return sorted({t for t in (1, 2, K, K + 1, K + 2, T // 2, T) if 1 <= t <= T})
+
+
+# -- the validation -----------------------------------------------------------------------------
+
+class _Claiming:
+    """The candidate, presented to the audit with ALGO's claim and release rounds."""
+
+    def __init__(self, candidate: Any, claimed: Any, boundaries: list[int]) -> None:
+        self._candidate = candidate
+        self.K = candidate.K
+        self.feedback = getattr(candidate, "feedback", "bandit")
+        self.label = getattr(candidate, "label", "candidate")
+        self.claimed = claimed
+        self._boundaries = boundaries
+
+    def sample(self, table, n, seed):
+        return self._candidate.sample(table, n, seed)
+
+    def sample_many(self, requests):
+        many = getattr(self._candidate, "sample_many", None)
+        return many(requests) if many else [self.sample(*r) for r in requests]
+
+    def parallelism(self) -> int:
+        return getattr(self._candidate, "parallelism", lambda: 1)()
+
+    def exact_model(self):
+        return None
+
+    def epoch_boundaries(self, T: int) -> list[int]:
+        return [t for t in self._boundaries if t <= T]
+
+    def white_box(self):
+        return None
+
+
+def _seed(sequence: np.random.SeedSequence) -> int:
+    return int(sequence.generate_state(1)[0])
+
+
+def _checked_actions(actions: Any, n: int, T: int, K: int, who: str) -> np.ndarray:
+    array = np.asarray(actions)
+    if array.shape != (n, T):
+        raise DPBanditsError(f"{who}: expected actions of shape ({n}, {T}), got {array.shape}")
+    if array.size and (array.min() < 0 or array.max() >= K):
+        raise DPBanditsError(f"{who}: actions outside 0..{K - 1}")
+    return array.astype(np.int64)
+
+
+def _compare(sample: str, cand: np.ndarray, ref: np.ndarray, gaps: np.ndarray, K: int,
+             rng: np.random.Generator) -> list[dict[str, Any]]:
+    """The raw comparisons of one sample (before the correction)."""
+    T = cand.shape[1]
+    rows: list[dict[str, Any]] = []
+    pulls_c = np.stack([np.cumsum(cand == a, axis=1) for a in range(K)], axis=2)
+    pulls_r = np.stack([np.cumsum(ref == a, axis=1) for a in range(K)], axis=2)
+    regret_c, regret_r = np.cumsum(gaps[cand], axis=1), np.cumsum(gaps[ref], axis=1)
+    for t in checkpoints_for(T, K):
+        for a in range(K):
+            x, y = pulls_c[:, t - 1, a], pulls_r[:, t - 1, a]
+            rows.append(dict(sample=sample, quantity=f"pulls of arm {a}", t=t,
+                             outcome=st.mann_whitney(x, y), x=x, y=y,
+                             candidate=float(x.mean()), reference=float(y.mean())))
+    for t in rounds_for(T, K):
+        x, y = cand[:, t - 1], ref[:, t - 1]
+        rows.append(dict(sample=sample, quantity="action", t=t,
+                         outcome=st.homogeneity(x, y, K, rng), x=None, y=None,
+                         candidate=float(np.bincount(x, minlength=K).argmax()),
+                         reference=float(np.bincount(y, minlength=K).argmax())))
+    for t in checkpoints_for(T, K):
+        x, y = regret_c[:, t - 1], regret_r[:, t - 1]
+        rows.append(dict(sample=sample, quantity="regret", t=t, outcome=st.mann_whitney(x, y),
+                         x=x, y=y, candidate=float(x.mean()), reference=float(y.mean())))
+    return rows
+
+
+def _corrected(rows: list[dict[str, Any]], alpha: float, power: float) -> list[Comparison]:
+    p_values = [row["outcome"].p_value for row in rows]
+    rejected = st.holm(p_values, alpha)
+    adjusted = st.holm_adjusted(p_values)
+    level = alpha / len(rows)
+    comparisons = []
+    for row, reject, p_holm in zip(rows, rejected, adjusted):
+        outcome: st.TestOutcome = row["outcome"]
+        if row["x"] is None:                       # an action: Cramér's V scale
+            shift = float("nan")
+            detectable = (st.cramers_v_detectable(row["n_total"], outcome.dof, level, power)
+                          if outcome.dof else float("nan"))
+        else:
+            x, y = row["x"], row["y"]
+            detectable = st.rank_biserial_detectable(x.size, y.size, level, power)
+            shift = st.mean_shift_detectable(x, y, level, power)
+        comparisons.append(Comparison(
+            sample=row["sample"], quantity=row["quantity"], t=int(row["t"]), test=outcome.test,
+            statistic=float(outcome.statistic), p_value=float(outcome.p_value),
+            p_holm=float(p_holm), effect=float(outcome.effect), detectable=float(detectable),
+            detectable_shift=float(shift), candidate=row["candidate"], reference=row["reference"],
+            rejected=bool(reject)))
+    return comparisons
+
+
+def _usable_bounds(against: str, variant: str | None, values: dict[str, Any]) -> tuple[list, list[str]]:
+    """The upper bounds about ALGO that a simulation can be held against, and why others were not."""
+    from ..bounds import BOUNDS, bounds_for
+
+    corrected_away = {b.printed for b in BOUNDS.values() if b.printed}
+    usable, skipped = [], []
+    for bound in bounds_for(against, variant, kind="upper", explicit=True):
+        reason = None
+        if bound.status == "flawed":
+            reason = "flawed"
+        elif bound.key in corrected_away:
+            reason = "a printed form the catalogue corrects"
+        elif bound.asymptotic:
+            reason = "asymptotic only"
+        elif bound.instance:
+            reason = f"about the {bound.instance} instance only"
+        else:
+            missing = [s for s in bound.symbols if s not in values and s not in ("T", "t")]
+            if missing:
+                reason = f"needs {', '.join(missing)}"
+        if reason:
+            skipped.append(f"{bound.key} ({reason})")
+        else:
+            usable.append(bound)
+    return usable, skipped
+
+
+def validate(candidate: Any, against: str, *, epsilon: float | None = None,
+             variant: str | None = None, params: dict[str, Any] | None = None,
+             setting: str | None = None, means: Any = None, horizon: int = DEFAULT_HORIZON,
+             runs: int = DEFAULT_RUNS, seed: int = 0, alpha: float = 0.05, power: float = 0.8,
+             audit_samples: int = 10_000, audit_horizon: int = 16,
+             progress: Callable[[str], None] | None = None) -> Validation:
+    """Validate ``candidate`` against the registered algorithm ``against`` (module docstring).
+
+    Parameters
+    ----------
+    candidate
+        A mechanism with ``K``, ``feedback``, ``label`` and ``sample(table, n, seed)``:
+        :class:`~dpbandits.audit.adapters.PolicyMechanism`,
+        :class:`~dpbandits.audit.adapters.CallableMechanism` or
+        :class:`~dpbandits.audit.external.CommandMechanism`.
+    against, variant, params
+        The reference: registered algorithm ALGO, its variant (default: ALGO's default) and
+        extra parameters.
+    epsilon
+        The privacy parameter epsilon of ALGO (required when ALGO is private).
+    setting, means
+        The environment: a named setting or Bernoulli arm means (default ``hu2021-setting2``).
+    horizon, runs
+        Rounds T per run and runs R per sample (R >= 20).
+    seed
+        Everything random (tables, runs, permutations, the audit) derives from it.
+    alpha, power
+        Family-wise level of the behavioural comparisons (also the audit's and the regret
+        check's level), and the power at which detectable effects are reported.
+    audit_samples, audit_horizon
+        Test runs per side of the privacy audit (0 skips it) and its horizon.
+    """
+    from ..audit.mechanism import RegistryMechanism
+    from ..reference import Bernoulli, get, get_setting, spec, simulate
+    from ..reference.environments import Table
+    from ..reference.registry import canonical
+
+    say = progress or (lambda message: None)
+    against = canonical(against)
+    cls = get(against)
+    if cls.feedback == "semi":
+        raise DPBanditsError(f"{against} is a matroid algorithm; validate covers bandit and "
+                             "full-information algorithms")
+    for name in ("K", "sample"):
+        if not hasattr(candidate, name):
+            raise DPBanditsError(f"candidate must be an audit mechanism (PolicyMechanism, "
+                                 f"CallableMechanism or CommandMechanism); it has no {name!r}")
+    feedback = getattr(candidate, "feedback", "bandit")
+    if feedback != cls.feedback:
+        raise DPBanditsError(f"the candidate observes {feedback!r} feedback but {against} is a "
+                             f"{cls.feedback!r}-feedback algorithm")
+    if cls.private:
+        if epsilon is None:
+            raise DPBanditsError(f"{against} is private: epsilon is required")
+        epsilon = check_epsilon(epsilon)
+    else:
+        epsilon = None
+    T = check_positive_int(horizon, "horizon")
+    runs = check_positive_int(runs, "runs", minimum=MIN_RUNS)
+    seed = check_positive_int(seed, "seed", minimum=0)
+    alpha = check_probability(alpha, "alpha")
+    power = check_probability(power, "power")
+    audit_samples = check_positive_int(audit_samples, "audit_samples", minimum=0)
+    if setting is not None and means is not None:
+        raise DPBanditsError("give a setting or means, not both")
+    source = Bernoulli(np.asarray(means, dtype=float)) if means is not None else \
+        get_setting(setting or DEFAULT_SETTING).environment()
+    K = source.K
+    if candidate.K != K:
+        raise DPBanditsError(f"the candidate has K = {candidate.K} arms but the setting has {K}")
+    params = dict(params or {})
+    reference = RegistryMechanism(against, K, epsilon, variant, params, T=T)
+    factory = spec(against, K, epsilon=epsilon, variant=reference.variant, T=T, **params)
+    gaps = np.asarray(source.gaps, dtype=float)
+    label = getattr(candidate, "label", "candidate")
+
+    (s_fixed, s_fresh, s_cand_fixed, s_ref_fixed, s_cand_fresh, s_ref_fresh, s_tests,
+     s_audit) = np.random.SeedSequence(seed).spawn(8)
+    samples: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    say(f"behaviour: {runs} runs of each on one fixed table")
+    table = Table(source.table(T, np.random.default_rng(s_fixed)), means=source.means)
+    samples["fixed"] = (
+        _checked_actions(candidate.sample(table, runs, _seed(s_cand_fixed)), runs, T, K, label),
+        _checked_actions(reference.sample(table, runs, _seed(s_ref_fixed)), runs, T, K, "reference"))
+    say(f"behaviour: {runs} runs of each, every run on a fresh table")
+    fresh_rng = np.random.default_rng(s_fresh)
+    requests = [(Table(source.table(T, fresh_rng), means=source.means), 1, _seed(child))
+                for child in s_cand_fresh.spawn(runs)]
+    many = getattr(candidate, "sample_many", None)
+    outputs = many(requests) if many else [candidate.sample(*r) for r in requests]
+    cand_fresh = _checked_actions(np.concatenate([np.asarray(o).reshape(1, -1) for o in outputs]),
+                                  runs, T, K, label)
+    ref_fresh = simulate(factory, source, T, runs=runs, seed=_seed(s_ref_fresh),
+                         record_actions=True).actions
+    samples["fresh"] = (cand_fresh, _checked_actions(ref_fresh, runs, T, K, "reference"))
+
+    say("behaviour: two-sample tests")
+    test_rng = np.random.default_rng(s_tests)
+    rows = [row for name, (c, r) in samples.items() for row in _compare(name, c, r, gaps, K, test_rng)]
+    for row in rows:
+        row["n_total"] = 2 * runs
+    result = Validation(against, reference.variant if len(cls.variants) > 1 else None, epsilon,
+                        label, K, T, runs, seed, alpha, power, [float(x) for x in source.means],
+                        _corrected(rows, alpha, power))
+
+    points = np.unique(np.geomspace(1, T, CURVE_POINTS).round().astype(np.int64))
+    result.curves["regret_checkpoints"] = points
+    result.curves["regret"] = {name: np.cumsum(gaps[actions], axis=1)[:, points - 1]
+                               for name, actions in zip(("candidate", "reference"), samples["fresh"])}
+    pull_points = np.unique(np.linspace(1, T, CURVE_POINTS).round().astype(np.int64))
+    result.curves["pull_checkpoints"] = pull_points
+    result.curves["pulls"] = {
+        name: np.stack([np.cumsum(actions == a, axis=1)[:, pull_points - 1].mean(axis=0)
+                        for a in range(K)], axis=1)
+        for name, actions in zip(("candidate", "reference"), samples["fresh"])}
+
+    if epsilon is None:
+        result.privacy_note = f"{against} makes no privacy claim"
+    elif audit_samples == 0:
+        result.privacy_note = "audit skipped (audit_samples = 0)"
+    else:
+        from ..audit import audit
+        from ..audit.pairs import candidate_pairs, known_pairs
+
+        audit_T = min(T, check_positive_int(audit_horizon, "audit_horizon"))
+        claim_source = RegistryMechanism(against, K, epsilon, reference.variant, params, T=audit_T)
+        boundaries = claim_source.epoch_boundaries(audit_T)
+        relation = claim_source.claimed.relation if claim_source.claimed else None
+        pairs = known_pairs(against, K, audit_T) + candidate_pairs(
+            K, audit_T, boundaries=boundaries, **({"relation": relation} if relation else {}))
+        say(f"privacy: audit against {against}'s claim ({audit_samples} test runs per side, "
+            f"{len(pairs)} candidate pairs, T = {audit_T})")
+        result.audit = audit(_Claiming(candidate, claim_source.claimed, boundaries), pairs,
+                             samples=max(100, audit_samples), alpha=alpha, seed=_seed(s_audit),
+                             T=audit_T, progress=progress)
+
+    say("regret: checks against the bounds")
+    _check_regret(result, against, reference.variant, cls.needs_horizon, gaps)
+    return result
+
+
+def _check_regret(result: Validation, against: str, variant: str | None, needs_horizon: bool,
+                  gaps: np.ndarray) -> None:
+    try:
+        from ..bounds import RegretCurve, check_regret
+    except ImportError as error:                    # the bounds package is optional here
+        result.regret_note = f"no bound available: dpbandits.bounds cannot be imported ({error})"
+        return
+    positive = gaps[gaps > 0]
+    values: dict[str, Any] = {"K": float(result.K), "gaps": gaps}
+    if result.epsilon is not None:
+        values["epsilon"] = result.epsilon
+    if positive.size:
+        values["Delta_min"] = float(positive.min())
+    usable, skipped = _usable_bounds(against, variant, values)
+    for bound in usable:
+        args = {k: v for k, v in values.items() if k in bound.symbols}
+        checks = {name: check_regret(RegretCurve.from_runs(result.curves["regret_checkpoints"],
+                                                           result.curves["regret"][name]), bound, alpha=result.alpha,
+                                     anytime=not needs_horizon, **args)
+                  for name in ("candidate", "reference")}
+        result.regret_checks.append({"bound": bound.key, **checks})
+    notes = []
+    if not usable:
+        notes.append(f"no bound available: the catalogue has no explicit upper bound about {against}"
+                     + (f" that applies here" if skipped else ""))
+    if skipped:
+        notes.append("not used: " + "; ".join(skipped))
+    result.regret_note = "; ".join(notes)
