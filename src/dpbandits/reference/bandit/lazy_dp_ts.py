@@ -89,6 +89,7 @@ class LazyDPTS(PolicyBase):
                             "each reward enters one epoch sum, released once with Lap(1/eps); "
                             "the Beta sampling is post-processing")
 
+    # --8<-- [start:act-observe]
     def shifted_mean(self, t: int) -> np.ndarray:
         """mu+_j(t) = Clip_[0,1](mu~_j + 3 log(t) / (eps O_j)) for every run and arm (l.4)."""
         return np.clip(self.mu_tilde + 3.0 * self._log(t) / (self.epsilon * self.O), 0.0, 1.0)
@@ -119,3 +120,4 @@ class LazyDPTS(PolicyBase):
             self.r[i, j] += 1
             self.N[i, j] = 0
             self.Phi[i, j] = 0.0
+    # --8<-- [end:act-observe]
