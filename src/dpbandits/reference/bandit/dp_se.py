@@ -95,6 +95,7 @@ def round_epoch_length(bound, rounding: str = "ceil") -> np.ndarray:
     raise DPBanditsError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
 
 
+# --8<-- [start:schedule]
 def epoch_length(e, n_active, epsilon: float, beta: float, rounding: str = "ceil") -> np.ndarray:
     """R_e of l.5 for epoch index ``e`` >= 1 and ``n_active`` = |S| arms (arrays broadcast)."""
     e = np.asarray(e, dtype=float)
@@ -113,6 +114,7 @@ def elimination_threshold(e, n_active, R, epsilon: float, beta: float) -> np.nda
     h = np.sqrt(np.log(8.0 * S * e ** 2 / beta) / (2.0 * R))                     # [l.8]
     c = np.log(4.0 * S * e ** 2 / beta) / (R * epsilon)
     return 2.0 * (h + c)
+# --8<-- [end:schedule]
 
 
 class DPSE(PolicyBase):
@@ -166,6 +168,7 @@ class DPSE(PolicyBase):
     def _epoch_length(self, e: np.ndarray, n_active: np.ndarray) -> np.ndarray:
         return epoch_length(e, n_active, self.epsilon, self.beta, self.rounding)
 
+    # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         if t > self.T:
             raise DPBanditsError(f"DP-SE was built for horizon T = {self.T}; got round t = {t}")
@@ -210,3 +213,4 @@ class DPSE(PolicyBase):
         self.e[i] += 1                                                           # [l.4]
         more = i[self.n_active[i] > 1]                                           # [l.3]
         self.R[more] = self._epoch_length(self.e[more], self.n_active[more])     # [l.5]
+    # --8<-- [end:act-observe]
