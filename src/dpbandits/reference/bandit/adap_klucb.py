@@ -173,6 +173,7 @@ class AdaPKLUCB(PolicyBase):
                             "once with Lap(1/(eps n_a)); with init_episode_size=0.5 the initial "
                             "pull gets Lap(2/eps), which only adds privacy")
 
+    # --8<-- [start:index-act-observe]
     def index(self, t: int, rows: np.ndarray | None = None) -> np.ndarray:
         """I_a(t_l - 1, alpha) with t_l = t for the runs ``rows`` (default all); shape (m, K)."""
         rows = self._rows if rows is None else rows
@@ -218,3 +219,4 @@ class AdaPKLUCB(PolicyBase):
             L = laplace(self.rng, 1.0 / (self.epsilon * n), ended.size)          # Lemma 1
             self.mu_tilde[ended, j] = self.total[ended] / n + L
             self.n[ended, j] = n
+    # --8<-- [end:index-act-observe]
