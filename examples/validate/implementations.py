@@ -5,12 +5,14 @@ plain Python, one run, the act/observe protocol (``act(t)`` returns an arm; ``ob
 feedback)`` receives the pulled arm's reward, or the whole reward row for full information).
 Each factory takes the run's ``numpy.random.Generator``.
 
-Faithful: :class:`PlainUCB1` (Auer et al. 2002) and :class:`PlainFTNL` (Hu et al., Algorithm 4,
-with the corrected Lap(2/eps) noise). Planted deviations, each a classic bug:
+Faithful: :class:`PlainUCB1` (Auer et al. 2002), :class:`PlainLazyUCB` (Anytime-Lazy-UCB, Hu,
+Huang & Mehta 2021, Algorithm 1) and :class:`PlainFTNL` (Hu et al., Algorithm 4, with the
+corrected Lap(2/eps) noise). Planted deviations, each a classic bug:
 :class:`RadiusUCB1` (confidence radius sqrt(ln t / n) instead of sqrt(2 ln t / n)),
-:class:`WrongArmUCB1` (the reward credited to the next arm), :class:`OffByOneFTNL` (epochs end
-one round late) and :class:`ReusedNoiseFTNL` (one noise vector drawn once and reused at every
-epoch: not private, since the noise no longer hides the sums' changes).
+:class:`WrongArmUCB1` (the reward credited to the next arm), :class:`LateLazyUCB` (every
+array of Anytime-Lazy-UCB released one pull late), :class:`OffByOneFTNL` (epochs end one round
+late) and :class:`ReusedNoiseFTNL` (one noise vector drawn once and reused at every epoch: not
+private, since the noise no longer hides the sums' changes).
 """
 
 from __future__ import annotations
@@ -63,6 +65,66 @@ class WrongArmUCB1(PlainUCB1):
 
     def credit(self, arm: int) -> int:
         return (arm + 1) % len(self.sums)
+
+
+class PlainLazyUCB:
+    """Anytime-Lazy-UCB for one run, written from the paper's description.
+
+    Arm j's n-th pull (n = 1, 2, ...) belongs to block b = floor(log2 n), which holds pulls
+    2^b .. 2^(b+1) - 1. When a block is complete its sum, plus one Lap(1/eps) draw, divided by its
+    size 2^b, becomes the arm's estimate, and the earlier blocks are forgotten. Rounds 1..K pull
+    arms 0..K-1 (block 0, released at once); afterwards the arm with the largest
+    estimate + sqrt(3 ln t / size) + 3 ln t / (eps size) is pulled (lowest arm on ties).
+    """
+
+    def __init__(self, rng: np.random.Generator, K: int = K_ARMS, epsilon: float = EPSILON) -> None:
+        self.rng, self.K, self.epsilon = rng, K, epsilon
+        self.pulls = [0] * K                 # n: every pull of the arm so far
+        self.block_sum = [0.0] * K           # sum of the incomplete block
+        self.estimate = [0.0] * K            # the last released noisy block mean
+        self.size = [1] * K                  # size of the block behind ``estimate``
+
+    def block_complete(self, n: int) -> bool:
+        """After the n-th pull, a block is complete when n + 1 is a power of two."""
+        return (n + 1) & n == 0
+
+    def act(self, t: int) -> int:
+        if t <= self.K:
+            return t - 1
+        log_t = math.log(t)
+        scores = [self.estimate[j] + math.sqrt(3 * log_t / self.size[j])
+                  + 3 * log_t / (self.epsilon * self.size[j]) for j in range(self.K)]
+        return int(np.argmax(scores))
+
+    def observe(self, t: int, arm: int, reward: float) -> None:
+        self.pulls[arm] += 1
+        self.block_sum[arm] += reward
+        n = self.pulls[arm]
+        if self.block_complete(n):
+            size = (n + 1) // 2
+            noise = self.rng.laplace(0.0, 1.0 / self.epsilon)
+            self.estimate[arm] = (self.block_sum[arm] + noise) / size
+            self.size[arm] = size
+            self.block_sum[arm] = 0.0
+
+
+class LateLazyUCB(PlainLazyUCB):
+    """Planted deviation: a block is released one pull late (after pulls 2, 4, 8, ...), so each
+    estimate also holds the first pull of the next block, divided by the block's size."""
+
+    def block_complete(self, n: int) -> bool:
+        return n >= 2 and n & (n - 1) == 0
+
+    def observe(self, t: int, arm: int, reward: float) -> None:
+        self.pulls[arm] += 1
+        self.block_sum[arm] += reward
+        n = self.pulls[arm]
+        if n == 1 or self.block_complete(n):
+            size = max(1, n // 2)
+            noise = self.rng.laplace(0.0, 1.0 / self.epsilon)
+            self.estimate[arm] = (self.block_sum[arm] + noise) / size
+            self.size[arm] = size
+            self.block_sum[arm] = 0.0
 
 
 class PlainFTNL:
