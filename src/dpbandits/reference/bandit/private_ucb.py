@@ -126,6 +126,7 @@ class PrivateUCB(PolicyBase):
         return confidence_relaxation(self.K, self.T, self.epsilon, t,
                                      gamma_rule=self.gamma_rule, depth_log=self.depth_log)
 
+    # --8<-- [start:index-act-observe]
     def index(self, t: int) -> np.ndarray:
         """r_a(t)/n_a + sqrt(2 ln t / n_a) + Gamma_t/n_a for every run and arm (l.8)."""
         n = self.n.astype(float)
@@ -143,3 +144,4 @@ class PrivateUCB(PolicyBase):
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
         r = self.check_observation(t, actions, feedback)
         self.trees.insert((self._rows, actions), r)                            # [Alg.1 l.4, l.9]
+    # --8<-- [end:index-act-observe]
