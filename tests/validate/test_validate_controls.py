@@ -65,7 +65,7 @@ def test_ftnl_controls_behaviour_and_privacy():
     differs at round 2, where the reference has switched to the first noisy leader and the
     candidate still plays arm 0 (the permutation test's smallest p-value 5e-5, Holm-adjusted 0.0037
     < 0.01); reused noise is a privacy violation (its lower bound on epsilon was 3.0 at 99%
-    against the claim 1 at this size).""""
+    against the claim 1 at this size)."""
     size = dict(epsilon=1.0, horizon=128, runs=40, seed=1, alpha=0.01, audit_samples=1000,
                 audit_horizon=8)
     faithful = validate(_candidate(impl.PlainFTNL, 1.0), "rnm-ftnl", **size)
