@@ -239,6 +239,9 @@ def test_partial_sums_agree_with_sympy_and_display_as_sums():
     assert float(PowerSum(s_, 3, m_).doit()) == pytest.approx(float(PowerSum._imp_(0.7, 3, 37)), rel=1e-13)
     assert PowerSum._imp_(0.7, 3, np.array([0.5, 1.0])).tolist() == [0.0, pytest.approx(3 ** -0.7)]
     assert r"\sum_{j=1}^{t}" in get_bound("tossou2016.thm3.4").latex()
+    ends = np.array([2.2e6, 1, 2 ** 20, 2 ** 20 + 1, 0])       # across the summation chunks
+    exact = [math.fsum(np.arange(1, int(e) + 1, dtype=float) ** -0.55) for e in ends]
+    assert PowerSum._imp_(0.55, 1.0, ends) == pytest.approx(exact, rel=1e-12, abs=0)
 
 
 @pytest.mark.exact

@@ -30,7 +30,7 @@ numerically by direct summation, so every bound here evaluates through :meth:`Bo
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -58,7 +58,6 @@ gamma = positive("gamma")
 """Failure probability of the hybrid mechanism's error bound."""
 f_0 = positive("f_0")
 """First length of the Lemma B.1 interval series (ceil(1/eps) for Algorithm 3 as written)."""
-N = sp.Symbol("N", integer=True, positive=True)
 
 _MAX_TERMS = 10 ** 9
 """Largest upper limit a partial sum is evaluated at (direct summation, O(limit) time)."""
@@ -121,8 +120,8 @@ class _Series(sp.Function):
             stop = min(start + _CHUNK - 1, int(sorted_ends[-1]))
             j = np.arange(start, stop + 1, dtype=float)
             partial = total + np.cumsum(cls._term((c * j) ** (-s)))
-            lo, hi = np.searchsorted(sorted_ends, [start, stop], side="left")[0], \
-                np.searchsorted(sorted_ends, stop, side="right")
+            lo = np.searchsorted(sorted_ends, start, side="left")
+            hi = np.searchsorted(sorted_ends, stop, side="right")
             values[order[lo:hi]] = partial[sorted_ends[lo:hi] - start]
             total = float(partial[-1])
         return values
