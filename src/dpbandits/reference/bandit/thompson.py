@@ -62,6 +62,7 @@ class ThompsonSampling(PolicyBase):
                             "Agrawal & Goyal (2017): no privacy claim; Hu et al. Alg. 2 is the "
                             "non-private reference")
 
+    # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         theta = self.rng.beta(self.S + 1.0, self.O - self.S + 1.0)              # [Alg.2 l.4]
         return self.argmax(theta)                                                # [Alg.2 l.5]
@@ -70,3 +71,4 @@ class ThompsonSampling(PolicyBase):
         x = self.check_observation(t, actions, feedback)
         self.O[self._rows, actions] += 1                                         # [Alg.2 l.5]
         self.S[self._rows, actions] += x
+    # --8<-- [end:act-observe]

@@ -51,6 +51,7 @@ class UCB1(PolicyBase):
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(None, None, "non-private", "Auer et al. (2002): no privacy claim")
 
+    # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         if t <= self.K:
             return np.full(self.runs, t - 1)                          # [l.2]
@@ -61,3 +62,4 @@ class UCB1(PolicyBase):
         r = self.check_observation(t, actions, feedback)
         self.s[self._rows, actions] += r                                # [l.4]
         self.n[self._rows, actions] += 1
+    # --8<-- [end:act-observe]
