@@ -65,13 +65,14 @@ def plot(result: Validation, path: str | Path) -> Path:
     regret.set_xscale("log")
     if result.regret_checks:
         regret.set_yscale("symlog", linthresh=1.0)
+    regret.set_ylim(bottom=0)
     regret.set_xlabel("round t")
     regret.set_ylabel("pseudo-regret (mean, 95% band)")
     regret.legend(fontsize=8)
     first = result.first_difference
     detail = f"; first difference: {first.quantity} at t = {first.t} ({first.sample})" if first else ""
     figure.suptitle(f"{result.candidate} vs {result.algorithm}: {result.behaviour}{detail}; "
-                    f"privacy {result.privacy}; regret {result.regret}", fontsize=9)
+                    f"privacy: {result.privacy}; regret: {result.regret}", fontsize=9)
     figure.tight_layout()
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
