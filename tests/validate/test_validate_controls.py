@@ -112,3 +112,15 @@ def test_power_against_a_small_constant_error():
 
     result = validate(_candidate(Radius18), "ucb1", horizon=2000, runs=400, seed=3)
     assert result.behaviour == "differs"
+
+
+@pytest.mark.exact
+def test_result_depends_on_the_seed_only_not_on_workers():
+    """Same seed: the same comparisons, whether the candidate runs in one process or two."""
+    size = dict(epsilon=1.0, horizon=60, runs=20, seed=5, audit_samples=0)
+    one = validate(_candidate(impl.PlainLazyUCB, 1.0), "anytime-lazy-ucb", **size)
+    two = validate(PolicyMechanism(impl.PlainLazyUCB, 5, 1.0, "bandit", workers=2,
+                                   label="PlainLazyUCB"), "anytime-lazy-ucb", **size)
+    assert one.to_dict() == two.to_dict()
+    other = validate(_candidate(impl.PlainLazyUCB, 1.0), "anytime-lazy-ucb", **{**size, "seed": 6})
+    assert other.to_dict()["comparisons"] != one.to_dict()["comparisons"]

@@ -179,12 +179,14 @@ class Validation:
             lines.append(f"  first difference: {first.describe()}")
             lines.append(f"  {sum(c.rejected for c in self.comparisons)} of {m} comparisons rejected")
         closest = sorted(self.comparisons, key=lambda c: c.p_value)[:shown]
-        lines.append(f"  smallest p-values:")
+        if closest:
+            lines.append("  smallest p-values:")
         for c in closest:
             lines.append(f"    {'REJECTED ' if c.rejected else ''}{c.describe()}")
         lines.append("")
         if self.audit is not None:
             lines.append(f"privacy: {self.privacy.upper()} ({self.audit.summary()})")
+            lines.append(f"  {self.privacy_note}")
         else:
             lines.append(f"privacy: {self.privacy.upper()}" + (f" ({self.privacy_note})" if self.privacy_note else ""))
         lines.append("")
@@ -490,6 +492,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
             K, audit_T, boundaries=boundaries, **({"relation": relation} if relation else {}))
         say(f"privacy: audit against {against}'s claim ({audit_samples} test runs per side, "
             f"{len(pairs)} candidate pairs, T = {audit_T})")
+        result.privacy_note = f"{against}'s claim: {claim_source.claim.summary()}"
         result.audit = audit(_Claiming(candidate, claim_source.claimed, boundaries), pairs,
                              samples=max(100, audit_samples), alpha=alpha, seed=_seed(s_audit),
                              T=audit_T, progress=progress)
@@ -512,6 +515,7 @@ def _check_regret(result: Validation, against: str, variant: str | None, needs_h
         values["epsilon"] = result.epsilon
     if positive.size:
         values["Delta_min"] = float(positive.min())
+        values["Delta_max"] = float(positive.max())
     usable, skipped = _usable_bounds(against, variant, values)
     for bound in usable:
         args = {k: v for k, v in values.items() if k in bound.symbols}
