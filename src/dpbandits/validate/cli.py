@@ -47,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="family-wise level of the comparisons, audit and regret check (default 0.05)")
     parser.add_argument("--audit-samples", type=int, default=10_000,
                         help="test runs per side of the privacy audit; 0 skips it (default 10000)")
+    parser.add_argument("--audit-horizon", type=int, default=16,
+                        help="rounds T of the audit's neighbouring tables (default 16)")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a parameter of the reference algorithm (repeatable)")
     parser.add_argument("--protocol", choices=("table", "interactive"), default="table",
@@ -113,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     result = validate(candidate, against, epsilon=args.epsilon, variant=args.variant,
                       params=_params(args.param), setting=args.setting, means=args.means,
                       horizon=args.horizon, runs=args.runs, seed=args.seed, alpha=args.alpha,
-                      audit_samples=args.audit_samples, progress=say)
+                      audit_samples=args.audit_samples, audit_horizon=args.audit_horizon,
+                      progress=say)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"validate-{against}"

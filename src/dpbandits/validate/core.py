@@ -268,6 +268,21 @@ class _Claiming:
         return None
 
 
+def _single_runs(candidate: Any, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:
+    """One ``sample`` call per request, in order. An external program with ``workers > 1`` gets
+    that many calls at once (each call starts its own process); the outputs do not change."""
+    from ..audit.external import CommandMechanism
+
+    copies = getattr(candidate, "workers", 1)
+    if isinstance(candidate, CommandMechanism) and copies > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=copies) as pool:
+            return list(pool.map(lambda request: candidate.sample(*request), requests))
+    many = getattr(candidate, "sample_many", None)
+    return many(requests) if many else [candidate.sample(*request) for request in requests]
+
+
 def _seed(sequence: np.random.SeedSequence) -> int:
     return int(sequence.generate_state(1)[0])
 
@@ -448,8 +463,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     fresh_rng = np.random.default_rng(s_fresh)
     requests = [(Table(source.table(T, fresh_rng), means=source.means), 1, _seed(child))
                 for child in s_cand_fresh.spawn(runs)]
-    many = getattr(candidate, "sample_many", None)
-    outputs = many(requests) if many else [candidate.sample(*r) for r in requests]
+    outputs = _single_runs(candidate, requests)
     cand_fresh = _checked_actions(np.concatenate([np.asarray(o).reshape(1, -1) for o in outputs]),
                                   runs, T, K, label)
     ref_fresh = simulate(factory, source, T, runs=runs, seed=_seed(s_ref_fresh),
