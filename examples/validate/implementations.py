@@ -10,9 +10,10 @@ Huang & Mehta 2021, Algorithm 1) and :class:`PlainFTNL` (Hu et al., Algorithm 4,
 corrected Lap(2/eps) noise). Planted deviations, each a classic bug:
 :class:`RadiusUCB1` (confidence radius sqrt(ln t / n) instead of sqrt(2 ln t / n)),
 :class:`WrongArmUCB1` (the reward credited to the next arm), :class:`LateLazyUCB` (every
-array of Anytime-Lazy-UCB released one pull late), :class:`OffByOneFTNL` (epochs end one round
-late) and :class:`ReusedNoiseFTNL` (one noise vector drawn once and reused at every epoch: not
-private, since the noise no longer hides the sums' changes).
+array of Anytime-Lazy-UCB released one pull late), :class:`ReusedNoiseLazyUCB` (one noise draw
+per arm reused at every release), :class:`OffByOneFTNL` (epochs end one round late) and
+:class:`ReusedNoiseFTNL` (one noise vector drawn once and reused at every epoch). The reused-noise
+bugs are not private, since the noise no longer hides the sums' changes.
 """
 
 from __future__ import annotations
@@ -102,10 +103,13 @@ class PlainLazyUCB:
         n = self.pulls[arm]
         if self.block_complete(n):
             size = (n + 1) // 2
-            noise = self.rng.laplace(0.0, 1.0 / self.epsilon)
-            self.estimate[arm] = (self.block_sum[arm] + noise) / size
+            self.estimate[arm] = (self.block_sum[arm] + self.release_noise()) / size
             self.size[arm] = size
             self.block_sum[arm] = 0.0
+
+    def release_noise(self) -> float:
+        """The Lap(1/eps) draw added to a complete block's sum."""
+        return float(self.rng.laplace(0.0, 1.0 / self.epsilon))
 
 
 class LateLazyUCB(PlainLazyUCB):
@@ -121,10 +125,30 @@ class LateLazyUCB(PlainLazyUCB):
         n = self.pulls[arm]
         if n == 1 or self.block_complete(n):
             size = max(1, n // 2)
-            noise = self.rng.laplace(0.0, 1.0 / self.epsilon)
-            self.estimate[arm] = (self.block_sum[arm] + noise) / size
+            self.estimate[arm] = (self.block_sum[arm] + self.release_noise()) / size
             self.size[arm] = size
             self.block_sum[arm] = 0.0
+
+
+class ReusedNoiseLazyUCB(PlainLazyUCB):
+    """Planted deviation: one Laplace draw per arm, made once and reused at every release.
+
+    Consecutive estimates of an arm then share their noise, so their difference reveals the
+    difference of two block sums exactly: not epsilon-DP for any epsilon. Its pull counts are
+    those of a faithful implementation up to effects too small for the behavioural tests; the
+    privacy audit is what catches it."""
+
+    def __init__(self, rng: np.random.Generator, K: int = K_ARMS, epsilon: float = EPSILON) -> None:
+        super().__init__(rng, K, epsilon)
+        self.fixed = rng.laplace(0.0, 1.0 / epsilon, K)
+        self.arm = 0
+
+    def observe(self, t: int, arm: int, reward: float) -> None:
+        self.arm = arm
+        super().observe(t, arm, reward)
+
+    def release_noise(self) -> float:
+        return float(self.fixed[self.arm])
 
 
 class PlainFTNL:

@@ -59,6 +59,20 @@ def test_anytime_lazy_ucb_independent_implementation_conforms_and_late_release_d
 
 
 @pytest.mark.statistical
+def test_reused_noise_in_a_bandit_algorithm_is_caught_by_the_audit_not_the_behaviour():
+    """Anytime-Lazy-UCB reusing one noise draw per arm. The audit's lower bound on epsilon (1.88
+    at 99% at this seed) exceeds the claim 1; for a mechanism that keeps its claim a violation has
+    probability <= alpha = 0.01. The behavioural verdict is `conforms` at this seed: an observed
+    fact about this size (the bug's effect on pull counts is below the detectable effects), not
+    a guarantee; it shows why the audit is part of the validation."""
+    result = validate(_candidate(impl.ReusedNoiseLazyUCB, 1.0), "anytime-lazy-ucb", epsilon=1.0,
+                      horizon=300, runs=40, seed=3, alpha=0.01, audit_samples=1000)
+    assert result.behaviour == "conforms"
+    assert result.privacy == "violation" and result.audit.epsilon_lower_bound > 1.5
+    assert "anytime-lazy-ucb's claim: 1-DP" in result.summary()
+
+
+@pytest.mark.statistical
 def test_ftnl_controls_behaviour_and_privacy():
     """Faithful FTNL conforms (probability of failure <= 0.01, Holm) and its audit is consistent
     (a false violation has probability <= 0.01, the audit's level); the off-by-one schedule
