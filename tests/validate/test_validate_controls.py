@@ -138,3 +138,17 @@ def test_result_depends_on_the_seed_only_not_on_workers():
     assert one.to_dict() == two.to_dict()
     other = validate(_candidate(impl.PlainLazyUCB, 1.0), "anytime-lazy-ucb", **{**size, "seed": 6})
     assert other.to_dict()["comparisons"] != one.to_dict()["comparisons"]
+
+
+@pytest.mark.smoke
+def test_without_a_bound_the_regret_section_says_so(monkeypatch):
+    """No explicit bound about Thompson sampling; and with the bounds package unavailable, the
+    regret section keeps the simulated curves and says that no bound is available."""
+    size = dict(horizon=60, runs=20, seed=0)
+    thompson = validate(RegistryMechanism("thompson", 5), "thompson", **size)
+    assert thompson.regret == "no bound available" and "no explicit upper bound" in thompson.regret_note
+    monkeypatch.setitem(sys.modules, "dpbandits.bounds", None)
+    result = validate(_candidate(impl.PlainUCB1), "ucb1", **size)
+    assert result.regret == "no bound available" and "cannot be imported" in result.regret_note
+    assert result.curves["regret"]["candidate"].shape == (20, result.curves["regret_checkpoints"].size)
+    assert "regret: NO BOUND AVAILABLE" in result.summary()

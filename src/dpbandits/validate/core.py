@@ -248,23 +248,25 @@ class _Claiming:
         self.claimed = claimed
         self._boundaries = boundaries
 
-    def sample(self, table, n, seed):
+    def sample(self, table: Any, n: int, seed: int) -> np.ndarray:
         return self._candidate.sample(table, n, seed)
 
-    def sample_many(self, requests):
+    def sample_many(self, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:
         many = getattr(self._candidate, "sample_many", None)
         return many(requests) if many else [self.sample(*r) for r in requests]
 
     def parallelism(self) -> int:
         return getattr(self._candidate, "parallelism", lambda: 1)()
 
-    def exact_model(self):
+    def exact_model(self) -> None:
+        """A black box: no trajectory probabilities."""
         return None
 
     def epoch_boundaries(self, T: int) -> list[int]:
+        """ALGO's release rounds: where a faithful candidate releases, the pairs are placed."""
         return [t for t in self._boundaries if t <= T]
 
-    def white_box(self):
+    def white_box(self) -> None:
         return None
 
 
@@ -314,6 +316,7 @@ def _compare(sample: str, cand: np.ndarray, ref: np.ndarray, gaps: np.ndarray, K
         x, y = cand[:, t - 1], ref[:, t - 1]
         rows.append(dict(sample=sample, quantity="action", t=t,
                          outcome=st.homogeneity(x, y, K, rng), x=None, y=None,
+                         n_total=x.size + y.size,
                          candidate=float(np.bincount(x, minlength=K).argmax()),
                          reference=float(np.bincount(y, minlength=K).argmax())))
     for t in checkpoints_for(T, K):
@@ -473,8 +476,6 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     say("behaviour: two-sample tests")
     test_rng = np.random.default_rng(s_tests)
     rows = [row for name, (c, r) in samples.items() for row in _compare(name, c, r, gaps, K, test_rng)]
-    for row in rows:
-        row["n_total"] = 2 * runs
     result = Validation(against, reference.variant if len(cls.variants) > 1 else None, epsilon,
                         label, K, T, runs, seed, alpha, power, [float(x) for x in source.means],
                         _corrected(rows, alpha, power))
@@ -541,7 +542,7 @@ def _check_regret(result: Validation, against: str, variant: str | None, needs_h
     notes = []
     if not usable:
         notes.append(f"no bound available: the catalogue has no explicit upper bound about {against}"
-                     + (f" that applies here" if skipped else ""))
+                     + (" that applies here" if skipped else ""))
     if skipped:
         notes.append("not used: " + "; ".join(skipped))
     result.regret_note = "; ".join(notes)
