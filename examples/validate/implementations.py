@@ -14,6 +14,9 @@ array of Anytime-Lazy-UCB released one pull late), :class:`ReusedNoiseLazyUCB` (
 per arm reused at every release), :class:`OffByOneFTNL` (epochs end one round late) and
 :class:`ReusedNoiseFTNL` (one noise vector drawn once and reused at every epoch). The reused-noise
 bugs are not private, since the noise no longer hides the sums' changes.
+
+Functions of the whole table (``fn(table, rng) -> actions``, for ``--callable``):
+:func:`follow_the_leader` (FTL) and its planted look-ahead :func:`peeking_leader`.
 """
 
 from __future__ import annotations
@@ -192,3 +195,19 @@ class ReusedNoiseFTNL(PlainFTNL):
 
     def noise(self) -> np.ndarray:
         return self.fixed
+
+
+def follow_the_leader(table: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """FTL as a function of the whole (T, K) table: round 1 plays arm 0, round t the arm with the
+    largest reward sum over rounds 1..t-1 (lowest arm on ties). Deterministic: ``rng`` is unused."""
+    totals = np.cumsum(table, axis=0)
+    actions = np.zeros(table.shape[0], dtype=np.int64)
+    actions[1:] = np.argmax(totals[:-1], axis=1)
+    return actions
+
+
+def peeking_leader(table: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Planted deviation: the leader of round t is computed with round t's own rewards (the
+    sum over rounds 1..t), a look-ahead a function of the whole table can commit silently."""
+    totals = np.cumsum(table, axis=0)
+    return np.argmax(totals, axis=1).astype(np.int64)

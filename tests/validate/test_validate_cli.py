@@ -87,3 +87,15 @@ def test_a_crashing_program_is_bad_input(tmp_path, capsys):
                    "--out", str(tmp_path)])
     assert status == 2
     assert capsys.readouterr().err.startswith("dpbandits: error:")
+
+
+@pytest.mark.smoke
+@pytest.mark.statistical
+@pytest.mark.parametrize("function, status", [("follow_the_leader", 0), ("peeking_leader", 1)])
+def test_a_function_of_the_table(function, status, tmp_path, capsys, monkeypatch):
+    """FTL written as a function of the table conforms (failure probability <= 0.05); the
+    look-ahead bug changes the deterministic actions on the fixed table (p < 1e-10)."""
+    monkeypatch.chdir(EXAMPLES)
+    code = main(["validate", "--python", f"implementations:{function}", "--callable", "--against",
+                 "ftl", *SMALL, "--out", str(tmp_path)])
+    assert code == status, capsys.readouterr().out
