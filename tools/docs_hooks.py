@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 
 MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue|tags) ?([a-z0-9-]*) -->$", flags=re.M)
-TAG = re.compile(r"#\s*(\[(?:Alg\.[^\]]*|l\.[^\]]*)\])")
+TAG = re.compile(r"#\s*(\[(?:[A-Za-z./0-9]+ )?l\.[^\]]*\])")
 AUDIT_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "audit-claims.json"
 SIZE = dict(horizon=2 ** 14, runs=10, seed=0, epsilon=1.0)
 SETTING = {"bandit": "hu2021-setting2", "full": "hu-journal-thm12"}
