@@ -13,16 +13,15 @@ import argparse
 import csv
 import importlib
 import json
-import os
 import sys
 import time
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from .errors import DPBanditsError, check_epsilon, check_positive_int
+from .files import atomic_write as _atomic_write
 from .reference import Bernoulli, algorithms, get, get_setting, simulate, spec
 from .reference.registry import ALGORITHMS as _REGISTERED
 from .reference.engine import SimulationResult
@@ -371,18 +370,6 @@ def _plot(path: Path, factories, results, means: np.ndarray, *, log_x: bool) -> 
     figure.tight_layout()
     _atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120), mode="wb")
     plt.close(figure)
-
-
-def _atomic_write(path: Path, write, mode: str) -> None:
-    """Write through a temporary file in the same folder and rename: never a half-written file."""
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, mode, **({"newline": ""} if "b" not in mode else {})) as handle:
-            write(handle)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
 
 
 class _progress:

@@ -22,15 +22,14 @@ from __future__ import annotations
 import argparse
 import base64
 import json
-import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from .errors import DPBanditsError, check_positive_int
+from .files import write_atomically
 
 HELP = "run the whole verification (claims, audit, bounds, reproductions) and write a report"
 
@@ -90,7 +89,7 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
                         progress=say)
     table = claims_table(results)
     data = [r.to_dict() for r in results]
-    _atomic_text(out / "audit-claims.json", json.dumps(data, indent=1))
+    write_atomically(out / "audit-claims.json", json.dumps(data, indent=1))
     from .reference.registry import ALGORITHMS
 
     def registered(r) -> bool:
@@ -213,12 +212,12 @@ def report(out: str | Path = "dpbandits-report", *, budget: str = "default", see
         part = BUILDERS[name](out, BUDGETS[budget], seed, client, say, workers)
         part.seconds = round(time.perf_counter() - start, 1)
         part.parameters = parameters
-        _atomic_text(out / "parts" / f"{name}.json", json.dumps(part.to_dict(), indent=1))
+        write_atomically(out / "parts" / f"{name}.json", json.dumps(part.to_dict(), indent=1))
         say(f"[{i + 1}/{len(parts)}] {name}: done in {part.seconds:.0f} s")
         finished.append(part)
     text = _index(finished, parameters)
-    _atomic_text(out / "index.md", text)
-    _atomic_text(out / "index.html", _html(text, out))
+    write_atomically(out / "index.md", text)
+    write_atomically(out / "index.html", _html(text, out))
     return out / "index.md"
 
 
@@ -305,17 +304,6 @@ def _html(markdown_text: str, out: Path) -> str:
              "img{max-width:100%}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>dpbandits report</title>"
             f"<style>{style}</style></head><body>{body}</body></html>")
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, "w") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
 
 
 # -- command line ---------------------------------------------------------------------------------

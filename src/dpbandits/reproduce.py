@@ -22,9 +22,7 @@ import csv
 import io
 import json
 import math
-import os
 import sys
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -32,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import DPBanditsError
+from .files import write_atomically
 
 HELP = "reproduce an experiment of the papers (plots, CSV and a page of claims with verdicts)"
 
@@ -524,7 +523,7 @@ def reproduce(name: str, out: str | Path, *, size: str = "default", seed: int = 
                 cell = dict(key=key, t=result.checkpoints.tolist(), mean=result.mean_curve().tolist(),
                             low=low.tolist(), high=high.tolist(), runs=runs,
                             optimal=float(getattr(source, "optimal_value", np.max(source.means))))
-                _atomic(path, json.dumps(cell))
+                write_atomically(path, json.dumps(cell))
             data[(line.label, eps)] = cell
     cells = Cells(data, replace(experiment, epsilons=epsilons))
     verdicts = []
@@ -536,7 +535,7 @@ def reproduce(name: str, out: str | Path, *, size: str = "default", seed: int = 
         verdicts.append(Verdict(claim.text, verdict, evidence))
     paths = [_write_csv(out / f"{name}.csv", cells), _plot(out / f"{name}.png", cells)]
     page = _page(experiment, cells, verdicts, size, setting_used, seed)
-    _atomic(out / f"{name}.md", page)
+    write_atomically(out / f"{name}.md", page)
     paths.append(out / f"{name}.md")
     return Reproduction(name, size, page, paths, verdicts)
 
@@ -549,17 +548,6 @@ def _load_cell(path: Path, key: dict) -> dict | None:
     return cell if cell.get("key") == json.loads(json.dumps(key)) else None
 
 
-def _atomic(path: Path, text: str | bytes) -> None:
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(text.encode() if isinstance(text, str) else text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
 def _write_csv(path: Path, cells: Cells) -> Path:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -567,7 +555,7 @@ def _write_csv(path: Path, cells: Cells) -> Path:
     for (label, eps), d in cells.data.items():
         for t, m, lo, hi in zip(d["t"], d["mean"], d["low"], d["high"]):
             writer.writerow([label, eps, t, m, lo, hi, d["runs"]])
-    _atomic(path, buffer.getvalue())
+    write_atomically(path, buffer.getvalue())
     return path
 
 
@@ -618,7 +606,7 @@ def _plot(path: Path, cells: Cells) -> Path:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100)
     plt.close(figure)
-    _atomic(path, buffer.getvalue())
+    write_atomically(path, buffer.getvalue())
     return path
 
 

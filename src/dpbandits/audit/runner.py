@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import DPBanditsError, check_positive_int
+from ..files import write_atomically
 from ..reference.registry import ALGORITHMS, canonical, get
 from .mechanism import Mechanism, RegistryMechanism
 from .pairs import DEFAULT_ARMS, Pair, candidate_pairs, known_pairs
@@ -166,15 +165,7 @@ def _cached(folder: Path | None, stem: str, key: dict) -> AuditResult | None:
 def _store(folder: Path | None, stem: str, key: dict, result: AuditResult) -> None:
     if folder is None:
         return
-    text = json.dumps({"key": key, "result": result.to_dict()})
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{stem}.")
-    try:
-        with os.fdopen(descriptor, "w") as handle:
-            handle.write(text)
-        os.replace(temporary, folder / f"{stem}.json")
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    write_atomically(folder / f"{stem}.json", json.dumps({"key": key, "result": result.to_dict()}))
 
 
 def _fmt(value: float | None) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from ..files import atomic_write as _atomic_write
 from . import bounds_for
 from .check import BoundCheck, RegretCurve, check_regret
 from .core import Bound
@@ -152,8 +153,6 @@ def plot(report: BoundsReport, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..cli import _atomic_write
-
     curve = report.curve
     alpha = report.checks[0].alpha if report.checks else 0.05
     low, high = curve.band(1 - alpha / curve.checkpoints.size)
@@ -194,7 +193,7 @@ def _values(pairs: list[str]) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import _atomic_write, _dask_client
+    from ..cli import _dask_client
 
     values = _values(args.value)
     client = _dask_client(args.scheduler)

@@ -24,16 +24,7 @@ __all__ = ["validate", "Validation", "Comparison", "holm", "holm_adjusted", "che
 def write_json(result: Validation, path) -> None:
     """Write ``result.to_dict()`` as JSON, atomically (temporary file and rename)."""
     import json
-    import os
-    import tempfile
-    from pathlib import Path
 
-    path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, "w") as handle:
-            json.dump(result.to_dict(), handle, indent=1)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    from ..files import atomic_write
+
+    atomic_write(path, lambda handle: json.dump(result.to_dict(), handle, indent=1))

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
+from ..files import atomic_write
 from .core import Validation
 
 __all__ = ["plot"]
@@ -74,14 +73,8 @@ def plot(result: Validation, path: str | Path) -> Path:
     figure.suptitle(f"{result.candidate} vs {result.algorithm}: {result.behaviour}{detail}; "
                     f"privacy: {result.privacy}; regret: {result.regret}", fontsize=9)
     figure.tight_layout()
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        with os.fdopen(descriptor, "wb") as handle:
-            figure.savefig(handle, format="png", dpi=100)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=100), "wb")
     finally:
         plt.close(figure)
     return path
