@@ -22,6 +22,14 @@ round 1 (``observe(0, None, row)``), as the matroid algorithms' initialisation p
 and a stream for the policy. A result therefore depends only on ``seed`` (and the block size,
 a constant of the package), never on how many workers ran the blocks or in what order they
 finished: the rewards of a block are the same whatever algorithm runs on them.
+
+**Backends.** ``backend="reference"`` runs the policies of this package as written;
+``"compiled"`` runs the same policy objects through their numba kernels
+(:mod:`dpbandits.compiled`), which draw the same random numbers in the same order, so a block's
+result is the same on either backend wherever a kernel's arithmetic matches the reference's (each
+kernel says where it does not); ``"auto"`` (the default) takes the compiled backend for long runs,
+where the reference pays Python's cost on every round, and the reference otherwise. The backend
+that ran is recorded in :attr:`SimulationResult.backend`.
 """
 
 from __future__ import annotations
@@ -38,10 +46,18 @@ from ..errors import DPBanditsError, check_positive_int
 from .environments import Bernoulli, BetaArms, Deterministic, RewardSource, Table, as_source
 from .policy import Policy, PolicyBase
 
-__all__ = ["RUNS_PER_BLOCK", "PolicyFactory", "SimulationResult", "simulate", "default_checkpoints"]
+__all__ = ["RUNS_PER_BLOCK", "BACKENDS", "PolicyFactory", "SimulationResult", "simulate",
+           "default_checkpoints", "choose_backend"]
 
 RUNS_PER_BLOCK = 4096
 """Runs per seeded block. Part of the meaning of a seed: changing it changes results."""
+
+BACKENDS = ("auto", "reference", "compiled")
+"""The engine's backends (see the module docstring)."""
+
+AUTO_COMPILED_FROM_T = 5000
+"""``auto`` runs the compiled backend from this horizon on: below it a run of the reference costs
+milliseconds per run and the compiled kernel's load (about 0.3 s from the disk cache) dominates."""
 
 
 class PolicyFactory(Protocol):
@@ -62,6 +78,8 @@ class SimulationResult:
     seed: int
     horizon: int
     means: np.ndarray = field(repr=False)
+    backend: str = "reference"
+    """The backend that ran the simulation: ``reference`` or ``compiled``."""
 
     @property
     def runs(self) -> int:
@@ -109,7 +127,8 @@ def default_checkpoints(T: int, n: int = 60) -> np.ndarray:
 def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T: int,
              runs: int = 1, seed: int = 0, *, checkpoints: np.ndarray | None = None,
              record_actions: bool = False, workers: int = 1, client=None,
-             progress: Callable[[int], None] | None = None) -> SimulationResult:
+             progress: Callable[[int], None] | None = None,
+             backend: str = "auto") -> SimulationResult:
     """Simulate ``runs`` independent runs of the policy built by ``factory`` for T rounds.
 
     ``source`` is a stochastic environment (fresh rewards per run), a fixed (T, K) table shared by
@@ -117,6 +136,8 @@ def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T:
     its last call. ``workers > 1`` runs blocks in that many processes; ``client`` (a
     ``dask.distributed.Client``) runs them on a Dask cluster, retrying a block whose worker dies.
     The result is identical in every case: each block is seeded by its own child of the seed.
+    ``backend`` is ``auto``, ``reference`` or ``compiled`` (see the module docstring); asking for
+    ``compiled`` where no kernel applies is an error that says why.
     """
     T = check_positive_int(T, "T")
     runs = check_positive_int(runs, "runs")
@@ -126,9 +147,11 @@ def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T:
     if isinstance(source, Table) and source.T < T:
         raise DPBanditsError(f"T = {T} exceeds the table's horizon {source.T}")
     cps = default_checkpoints(T) if checkpoints is None else _check_checkpoints(checkpoints, T)
+    backend = choose_backend(factory, source, T, backend)
     sizes = [min(RUNS_PER_BLOCK, runs - start) for start in range(0, runs, RUNS_PER_BLOCK)]
     children = np.random.SeedSequence(seed).spawn(len(sizes))
-    jobs = [(factory, source, T, size, child, cps, record_actions) for size, child in zip(sizes, children)]
+    jobs = [(factory, source, T, size, child, cps, record_actions, backend)
+            for size, child in zip(sizes, children)]
     if client is not None:
         futures = client.map(_run_job, jobs, retries=2, pure=False)
         parts = []
@@ -152,8 +175,31 @@ def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T:
         realised_regret=np.concatenate([p[1] for p in parts]),
         pulls=np.concatenate([p[2] for p in parts]),
         actions=np.concatenate([p[3] for p in parts]) if record_actions else None,
-        seed=seed, horizon=T, means=source.means.copy(),
+        seed=seed, horizon=T, means=source.means.copy(), backend=backend,
     )
+
+
+def choose_backend(factory: PolicyFactory, source: RewardSource, T: int, backend: str = "auto") -> str:
+    """The backend that ``simulate`` runs: ``reference`` or ``compiled``.
+
+    ``compiled`` is checked here, before any work, on a policy built for one run: it fails with
+    the reason when the algorithm has no kernel or the source is one a kernel cannot draw from.
+    """
+    if backend not in BACKENDS:
+        raise DPBanditsError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "reference" or (backend == "auto" and T < AUTO_COMPILED_FROM_T):
+        return "reference"
+    from .. import compiled
+    from .registry import AlgorithmSpec
+    if not isinstance(factory, AlgorithmSpec):
+        reason = "only the registered algorithms (built by dpbandits.reference.spec) have kernels"
+    else:
+        reason = compiled.unsupported(factory(1, np.random.default_rng(0)), source)
+    if reason is None:
+        return "compiled"
+    if backend == "compiled":
+        raise DPBanditsError(f"the compiled backend cannot run this simulation: {reason}")
+    return "reference"
 
 
 def _check_checkpoints(checkpoints: np.ndarray, T: int) -> np.ndarray:
@@ -170,75 +216,115 @@ def _run_job(job: tuple) -> tuple:
 
 def _run_block(factory: PolicyFactory, source: RewardSource, T: int, runs: int,
                seed_seq: np.random.SeedSequence, checkpoints: np.ndarray, record_actions: bool,
-               progress: Callable[[int], None] | None = None):
+               backend: str = "reference", progress: Callable[[int], None] | None = None):
+    """One seeded block: build the policy, then play T rounds on the chosen backend."""
     env_seq, policy_seq = seed_seq.spawn(2)
     env_rng = np.random.default_rng(env_seq)
-    policy = factory(runs, np.random.default_rng(policy_seq))
+    policy = _block_policy(factory, source, runs, np.random.default_rng(policy_seq))
+    if backend == "compiled":
+        from .. import compiled
+        return compiled.run_block(policy, source, T, env_rng, checkpoints, record_actions, progress)
+    return _play(policy, source, T, env_rng, checkpoints, record_actions, progress)
+
+
+def _block_policy(factory: PolicyFactory, source: RewardSource, runs: int,
+                  rng: np.random.Generator) -> Policy:
+    """The block's policy, checked against the block; reference policies skip feedback checks."""
+    policy = factory(runs, rng)
     if policy.runs != runs:
         raise DPBanditsError(f"the factory built a policy for {policy.runs} runs, expected {runs}")
     if policy.K != source.K:
         raise DPBanditsError(f"the policy has K = {policy.K} arms but the rewards have K = {source.K}")
     # Reference policies are trusted to act within 0..K-1 (the contract tests check it) and are
     # told that the engine's rewards are already validated; anything else is checked every round.
-    trusted = isinstance(policy, PolicyBase)
-    if trusted and isinstance(source, (Bernoulli, BetaArms, Deterministic, Table)):
+    if isinstance(policy, PolicyBase) and isinstance(source, (Bernoulli, BetaArms, Deterministic, Table)):
         policy.validate_feedback = False
+    return policy
+
+
+class _Ledger:
+    """What a block records: regret so far, pull counts, checkpoints and (optionally) actions."""
+
+    def __init__(self, policy: Policy, source: RewardSource, T: int, checkpoints: np.ndarray,
+                 record_actions: bool) -> None:
+        runs, self.mode = policy.runs, policy.feedback
+        self.rows = np.arange(runs)
+        if self.mode == "semi":
+            self.best = getattr(source, "optimal_value", None)
+            if self.best is None:
+                raise DPBanditsError("a semi-bandit policy needs a source with an optimal_value "
+                                     "(for example a matroid environment)")
+            self.means = source.means
+            width = getattr(policy, "super_arm_size", None)
+            shape = (runs, T, width) if width else None
+        else:
+            self.gaps, self.mu_star = source.gaps, source.mu_star
+            shape = (runs, T)
+        if record_actions and shape is None:
+            raise DPBanditsError("recording super arms needs the policy's super_arm_size")
+        self.pseudo = np.zeros(runs)
+        self.realised = np.zeros(runs)
+        self.pulls = np.zeros((runs, source.K), dtype=np.int64)
+        self.checkpoints = checkpoints
+        self.pseudo_at = np.empty((runs, checkpoints.size))
+        self.realised_at = np.empty((runs, checkpoints.size))
+        self.actions_seen = np.empty(shape, dtype=np.int32) if record_actions else None
+        self.cp_index = 0
+
+    def book(self, t: int, actions: np.ndarray, obtained: np.ndarray) -> None:
+        rows = self.rows
+        if self.mode == "semi":
+            self.pseudo += self.best - self.means[actions].sum(axis=1)
+            self.realised += self.best - obtained
+            self.pulls[rows[:, None], actions] += 1
+        else:
+            self.pseudo += self.gaps[actions]
+            self.realised += self.mu_star - obtained
+            self.pulls[rows, actions] += 1
+        if self.actions_seen is not None:
+            self.actions_seen[:, t - 1] = actions
+        if self.cp_index < self.checkpoints.size and t == self.checkpoints[self.cp_index]:
+            self.pseudo_at[:, self.cp_index] = self.pseudo
+            self.realised_at[:, self.cp_index] = self.realised
+            self.cp_index += 1
+
+    def outputs(self) -> tuple:
+        return self.pseudo_at, self.realised_at, self.pulls, self.actions_seen
+
+
+def _feedback(policy: Policy, source: RewardSource, env_rng: np.random.Generator, t: int,
+              actions: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Round t's feedback for the policy and the reward each run obtained."""
     mode = policy.feedback
-    rows = np.arange(runs)
+    if mode == "full":
+        feedback = source.rows(env_rng, t, policy.runs)
+        return feedback, feedback[rows, actions]
     if mode == "semi":
-        best = getattr(source, "optimal_value", None)
-        if best is None:
-            raise DPBanditsError("a semi-bandit policy needs a source with an optimal_value "
-                                 "(for example a matroid environment)")
-        means = source.means
-        width = getattr(policy, "super_arm_size", None)
-        shape = (runs, T, width) if width else None
-    else:
-        gaps, mu_star = source.gaps, source.mu_star
-        shape = (runs, T)
-    pseudo = np.zeros(runs)
-    realised = np.zeros(runs)
-    pulls = np.zeros((runs, source.K), dtype=np.int64)
-    pseudo_at = np.empty((runs, checkpoints.size))
-    realised_at = np.empty((runs, checkpoints.size))
-    if record_actions and shape is None:
-        raise DPBanditsError("recording super arms needs the policy's super_arm_size")
-    actions_seen = np.empty(shape, dtype=np.int32) if record_actions else None
-    next_cp, cp_index = int(checkpoints[0]), 0
+        feedback = source.rows(env_rng, t, policy.runs)[rows[:, None], actions]
+        return feedback, feedback.sum(axis=1)
+    obtained = source.rewards(env_rng, t, actions)
+    return obtained, obtained
+
+
+def _play(policy: Policy, source: RewardSource, T: int, env_rng: np.random.Generator,
+          checkpoints: np.ndarray, record_actions: bool,
+          progress: Callable[[int], None] | None = None) -> tuple:
+    """Rounds 1..T of the reference backend: act, draw the feedback, observe, book."""
+    ledger = _Ledger(policy, source, T, checkpoints, record_actions)
+    trusted = isinstance(policy, PolicyBase)
     report_every = max(1, T // 100)
     if getattr(policy, "observes_round_zero", False):
-        policy.observe(0, None, source.rows(env_rng, 0, runs))
+        policy.observe(0, None, source.rows(env_rng, 0, policy.runs))
     for t in range(1, T + 1):
         actions = policy.act(t)
         if not trusted:
-            actions = _checked_actions(actions, runs, source.K, t, mode)
-        if mode == "full":
-            feedback = source.rows(env_rng, t, runs)
-            obtained = feedback[rows, actions]
-        elif mode == "semi":
-            feedback = source.rows(env_rng, t, runs)[rows[:, None], actions]
-            obtained = feedback.sum(axis=1)
-        else:
-            obtained = feedback = source.rewards(env_rng, t, actions)
+            actions = _checked_actions(actions, policy.runs, source.K, t, policy.feedback)
+        feedback, obtained = _feedback(policy, source, env_rng, t, actions, ledger.rows)
         policy.observe(t, actions, feedback)
-        if mode == "semi":
-            pseudo += best - means[actions].sum(axis=1)
-            realised += best - obtained
-            pulls[rows[:, None], actions] += 1
-        else:
-            pseudo += gaps[actions]
-            realised += mu_star - obtained
-            pulls[rows, actions] += 1
-        if actions_seen is not None:
-            actions_seen[:, t - 1] = actions
-        if t == next_cp:
-            pseudo_at[:, cp_index] = pseudo
-            realised_at[:, cp_index] = realised
-            cp_index += 1
-            next_cp = int(checkpoints[cp_index]) if cp_index < checkpoints.size else -1
+        ledger.book(t, actions, obtained)
         if progress is not None and (t % report_every == 0 or t == T):
-            progress(runs * (report_every if t % report_every == 0 else T % report_every))
-    return pseudo_at, realised_at, pulls, actions_seen
+            progress(policy.runs * (report_every if t % report_every == 0 else T % report_every))
+    return ledger.outputs()
 
 
 def _checked_actions(actions: np.ndarray, runs: int, K: int, t: int, mode: str = "bandit") -> np.ndarray:

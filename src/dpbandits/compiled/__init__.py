@@ -1,0 +1,159 @@
+"""The compiled backend: every reference algorithm's ``act``/``observe`` compiled with numba.
+
+The reference (:mod:`dpbandits.reference`) is the source of truth, written to be read beside the
+papers; a kernel here is a second implementation of one algorithm family, written for speed, that
+has to earn trust. It earns it in the tests: ``dpbandits.validate`` holds each kernel against its
+reference algorithm (the certificate on each algorithm's docs page), and wherever a kernel can
+consume the same random numbers in the same order as the reference, its trajectories are checked
+to be bit-identical.
+
+How a kernel runs. The engine builds the reference policy for a block of runs exactly as it
+would for the reference backend (so every argument is checked by the same code, with the same
+errors), and the kernel's ``state_from(policy)`` takes that policy's own arrays, parameters and
+generator. The kernel's ``run`` then plays rounds t0..t1-1 through the shared round loop
+(:mod:`dpbandits.compiled.loop`). Compilation is cached on disk (numba's ``cache=True``, beside
+the package), so only the first call of a kernel on a machine compiles it.
+
+Each kernel module defines ``ALGORITHMS`` (the registry names it covers), ``state_from``, the
+compiled ``act``, ``observe`` and ``run``, and optionally ``unsupported(policy) -> str | None``
+for configurations it does not cover (the engine then says why, or ``auto`` falls back to the
+reference).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import sys
+import time
+from types import ModuleType
+from typing import Callable
+
+import numpy as np
+
+from ..errors import DPBanditsError
+
+__all__ = ["KERNELS", "kernel_module", "unsupported", "run_block", "KernelPolicy", "warm_up"]
+
+KERNELS: dict[str, str] = {
+    "ucb1": "ucb1",
+    "anytime-lazy-ucb": "anytime_lazy_ucb",
+}
+"""Registry name -> kernel module (relative to this package)."""
+
+
+def kernel_module(name: str) -> ModuleType | None:
+    """The kernel module of registered algorithm ``name``, or None if it has none."""
+    module = KERNELS.get(name)
+    return None if module is None else importlib.import_module(f"{__name__}.{module}")
+
+
+def unsupported(policy, source) -> str | None:
+    """Why the compiled backend cannot run ``policy`` on ``source``; None when it can."""
+    from ..reference.policy import PolicyBase
+    from .loop import source_kind
+    if not isinstance(policy, PolicyBase):
+        return f"{type(policy).__name__} is not a reference algorithm"
+    module = kernel_module(policy.name)
+    if module is None:
+        return f"{policy.name} has no compiled kernel"
+    if source_kind(source) is None:
+        return f"the compiled backend cannot draw rewards from {type(source).__name__}"
+    reason = getattr(module, "unsupported", None)
+    return reason(policy) if reason is not None else None
+
+
+_announced: set[str] = set()
+
+
+def _announce_compiling(name: str, module: ModuleType) -> None:
+    """Say once per process that a kernel is being compiled when its cache is cold."""
+    if name in _announced:
+        return
+    _announced.add(name)
+    if not any(getattr(module.run, "signatures", ())) and not _cache_present(module):
+        print(f"dpbandits: compiling the {name} kernel (cached on disk after the first time)...",
+              file=sys.stderr, flush=True)
+
+
+def _cache_present(module: ModuleType) -> bool:
+    folder = os.path.join(os.path.dirname(module.__file__), "__pycache__")
+    stem = module.__name__.rsplit(".", 1)[1] + ".run-"
+    try:
+        return any(entry.startswith(stem) and entry.endswith(".nbi") for entry in os.listdir(folder))
+    except OSError:
+        return False
+
+
+def run_block(policy, source, T: int, env_rng: np.random.Generator, checkpoints: np.ndarray,
+              record_actions: bool, progress: Callable[[int], None] | None = None):
+    """One block of the engine on the compiled backend; returns what the reference block returns.
+
+    ``policy`` is the reference policy built for the block (its arrays become the kernel's state
+    and end in the final state); ``env_rng`` is the block's generator for rewards.
+    """
+    from .loop import make_sim, draw_rows
+    reason = unsupported(policy, source)
+    if reason is not None:
+        raise DPBanditsError(f"compiled backend: {reason}")
+    module = kernel_module(policy.name)
+    _announce_compiling(policy.name, module)
+    runs = policy.runs
+    width = getattr(policy, "super_arm_size", None) if policy.feedback == "semi" else None
+    best = getattr(source, "optimal_value", None) if policy.feedback == "semi" else None
+    sim = make_sim(source, runs, T, checkpoints, record_actions, env_rng, width, best)
+    state = module.state_from(policy)
+    if getattr(policy, "observes_round_zero", False):
+        draw_rows(sim, 0)
+        module.observe_round_zero(state, sim.rows)
+    step = max(1, math.ceil(T / 100)) if progress is not None else T
+    for t0 in range(1, T + 1, step):
+        t1 = min(T + 1, t0 + step)
+        module.run(state, sim, t0, t1)
+        if progress is not None:
+            progress(runs * (t1 - t0))
+    actions = sim.actions_seen if record_actions else None
+    return sim.pseudo_at, sim.realised_at, sim.pulls, actions
+
+
+class KernelPolicy:
+    """A kernel driven round by round through ``act``/``observe``, like any policy.
+
+    This is how ``validate`` holds a kernel against its reference: the kernel plays as a
+    third-party candidate. ``overrides`` replaces fields of the kernel's state (for example a
+    planted wrong epsilon), which is how the tests show that the certification can fail.
+    """
+
+    def __init__(self, policy, **overrides) -> None:
+        module = kernel_module(policy.name)
+        if module is None:
+            raise DPBanditsError(f"{policy.name} has no compiled kernel")
+        self.module = module
+        self.K, self.runs, self.feedback = policy.K, policy.runs, policy.feedback
+        self.state = module.state_from(policy)._replace(**overrides)
+        width = getattr(policy, "super_arm_size", None)
+        shape = (self.runs, width) if self.feedback == "semi" else (self.runs,)
+        self._actions = np.zeros(shape, np.int64)
+
+    def act(self, t: int) -> np.ndarray:
+        self.module.act(self.state, t, self._actions)
+        return self._actions.copy()
+
+    def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
+        self.module.observe(self.state, t, np.ascontiguousarray(actions, dtype=np.int64),
+                            np.ascontiguousarray(feedback, dtype=float))
+
+
+def warm_up(names: list[str] | None = None) -> dict[str, float]:
+    """Compile (or load from the disk cache) the kernels of ``names``; seconds per kernel."""
+    from ..reference import Bernoulli, simulate, spec
+    from ..reference.registry import get
+    seconds = {}
+    for name in names or list(KERNELS):
+        start = time.perf_counter()
+        cls = get(name)
+        factory = spec(name, 2, epsilon=1.0 if cls.private else None, T=64)
+        simulate(factory, Bernoulli([0.6, 0.4]), T=64, runs=2, backend="compiled")
+        seconds[name] = time.perf_counter() - start
+    return seconds

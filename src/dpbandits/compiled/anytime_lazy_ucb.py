@@ -1,0 +1,77 @@
+"""Kernel of Anytime-Lazy-UCB; mirrors :mod:`dpbandits.reference.bandit.anytime_lazy_ucb`.
+
+Hu, Huang & Mehta (arXiv:2102.07929), Algorithm 1; the tags follow the journal's line numbers.
+Bit-identical to the reference: the index is evaluated in the same order of operations, and the
+Laplace draws of a round come in run order, one per run whose epoch closed, as the reference's
+``laplace(rng, 1/eps, i.size)`` draws them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .loop import argmax_first, argmax_random, bandit_round
+
+ALGORITHMS = ("anytime-lazy-ucb",)
+
+State = namedtuple("State", "epsilon O inv_O sqrt_inv_O r mu_tilde N Phi index random_ties rng keys")
+
+
+def state_from(policy) -> State:
+    """The kernel's state over the reference policy's own arrays (updated in place)."""
+    return State(float(policy.epsilon), policy.O, policy.inv_O, policy.sqrt_inv_O, policy.r,
+                 policy.mu_tilde, policy.N, policy.Phi, np.empty_like(policy.O),
+                 int(policy.tie_break == "random"), policy.rng, np.empty(policy.K))
+
+
+@njit(cache=True)
+def act(state, t, actions):
+    R, K = state.O.shape
+    log_t = math.log(t)
+    radius = math.sqrt(3.0 * log_t)
+    noise_term = 3.0 * log_t / state.epsilon
+    for r in range(R):
+        if t <= K:
+            actions[r] = t - 1                                                   # [l.2]
+            continue
+        for a in range(K):
+            state.index[r, a] = (state.mu_tilde[r, a] + radius * state.sqrt_inv_O[r, a]  # [l.4]
+                                 + noise_term * state.inv_O[r, a])
+        if state.random_ties:
+            actions[r] = argmax_random(state.index, r, state.rng, state.keys)
+        else:
+            actions[r] = argmax_first(state.index, r)
+
+
+@njit(cache=True)
+def observe(state, t, actions, x):
+    R, K = state.O.shape
+    scale = 1.0 / state.epsilon
+    for r in range(R):
+        j = actions[r]
+        if t <= K:
+            state.mu_tilde[r, j] = x[r] + state.rng.laplace(0.0, scale)          # [l.2]
+            continue
+        state.N[r, j] += 1                                                       # [l.5]
+        state.Phi[r, j] += x[r]
+        if state.N[r, j] == 1 << (state.r[r, j] + 1):                            # [l.6]
+            O = float(1 << (state.r[r, j] + 1))                                  # [l.7]
+            state.O[r, j] = O
+            state.inv_O[r, j] = 1.0 / O
+            state.sqrt_inv_O[r, j] = math.sqrt(1.0 / O)
+            state.mu_tilde[r, j] = (state.Phi[r, j] + state.rng.laplace(0.0, scale)) / O
+            state.r[r, j] += 1
+            state.N[r, j] = 0
+            state.Phi[r, j] = 0.0
+
+
+@njit(cache=True)
+def run(state, sim, t0, t1):
+    for t in range(t0, t1):
+        act(state, t, sim.actions)
+        bandit_round(sim, t)
+        observe(state, t, sim.actions, sim.x)
