@@ -118,7 +118,7 @@ def _condition(bound) -> str:
 
 
 def _simulation(name: str, setting: str) -> list[str]:
-    from dpbandits.bounds.cli import check_algorithm, plot
+    from dpbandits.bounds.simulated import check_algorithm, plot
 
     report, _ = check_algorithm(name, setting=setting, **SIZE)
     if not report.checks:

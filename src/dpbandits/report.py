@@ -19,21 +19,17 @@ finishes in about 10 minutes on 2 cores; ``--budget tiny`` is the test suite's.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import DPBanditsError, check_positive_int
+from .errors import DPBanditsError
 from .files import write_atomically
 
-HELP = "run the whole verification (claims, audit, bounds, reproductions) and write a report"
-
-__all__ = ["HELP", "add_arguments", "run", "report", "BUDGETS", "Part"]
+__all__ = ["report", "BUDGETS", "Part"]
 
 BUDGETS: dict[str, dict[str, Any]] = {
     "tiny": dict(audit_samples=2_000, audit_int_samples=20_000, bounds_horizon=2 ** 10,
@@ -113,7 +109,7 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
 
 def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
     from .bounds import BOUNDS
-    from .bounds.cli import check_algorithm, plot
+    from .bounds.simulated import check_algorithm, plot
     from .reference import get
 
     names = sorted({tag.partition(":")[0] for b in BOUNDS.values() for tag in b.algorithms
@@ -304,38 +300,3 @@ def _html(markdown_text: str, out: Path) -> str:
              "img{max-width:100%}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>dpbandits report</title>"
             f"<style>{style}</style></head><body>{body}</body></html>")
-
-
-# -- command line ---------------------------------------------------------------------------------
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", default="dpbandits-report", help="output folder (default dpbandits-report)")
-    parser.add_argument("--budget", default="default", choices=tuple(BUDGETS),
-                        help="how much to run (default: about 10 minutes on 2 cores)")
-    parser.add_argument("--part", action="append", choices=PARTS, default=None,
-                        help="run only this part (repeatable; default all)")
-    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="run simulations on a Dask cluster (needs dpbandits[distributed])")
-    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
-    parser.add_argument("--no-progress", action="store_true", help="hide progress messages")
-
-
-def run(args: argparse.Namespace) -> int:
-    from .cli import _dask_client
-
-    say = (lambda message: None) if args.no_progress else (
-        lambda message: print(f"  {message}", file=sys.stderr, flush=True))
-    client = _dask_client(args.scheduler)
-    try:
-        index = report(args.out, budget=args.budget, seed=args.seed,
-                       parts=tuple(args.part or PARTS), client=client,
-                       workers=check_positive_int(args.workers, "workers"), progress=say)
-    finally:
-        if client is not None:
-            client.close()
-    text = index.read_text()
-    start = text.index("## Summary")
-    print(text[start:text.index("\n## ", start + 1)].strip())
-    print(f"\nwrote {index} and {index.with_suffix('.html')}")
-    return 0

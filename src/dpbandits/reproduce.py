@@ -17,12 +17,10 @@ parameters that produced it; an interrupted reproduction reuses the finished cel
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
 import math
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -32,9 +30,7 @@ import numpy as np
 from .errors import DPBanditsError
 from .files import write_atomically
 
-HELP = "reproduce an experiment of the papers (plots, CSV and a page of claims with verdicts)"
-
-__all__ = ["HELP", "add_arguments", "run", "Line", "Claim", "Experiment", "EXPERIMENTS",
+__all__ = ["Line", "Claim", "Experiment", "EXPERIMENTS",
            "get_experiment", "reproduce", "Reproduction", "SIZES"]
 
 SIZES = ("tiny", "small", "default", "full")
@@ -627,45 +623,3 @@ def _page(e: Experiment, cells: Cells, verdicts: list[Verdict], size: str, setti
                       f"`dpbandits reproduce {e.name} --full` runs the paper's size."]
     lines += ["", f"![{e.name}]({e.name}.png)", "", f"Numbers: `{e.name}.csv`."]
     return "\n".join(lines) + "\n"
-
-
-# -- command line ---------------------------------------------------------------------------------
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", nargs="?", metavar="NAME", help="experiment name (see --list)")
-    parser.add_argument("--list", action="store_true", help="list the experiments")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--full", action="store_true", help="the paper's horizon and repetitions")
-    group.add_argument("--size", choices=SIZES, default="default", help="run size (default: minutes)")
-    parser.add_argument("--out", default="dpbandits-out/reproduce", help="output folder")
-    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler address")
-    parser.add_argument("--movielens", default=None, metavar="DIR",
-                        help="MovieLens-1M folder for chandak2023-table3 (never downloaded)")
-    parser.add_argument("--no-progress", action="store_true", help="hide progress messages")
-
-
-def run(args: argparse.Namespace) -> int:
-    from .cli import _dask_client
-
-    if args.list:
-        for e in EXPERIMENTS.values():
-            print(f"{e.name:22} {e.paper}, {e.figure}: {e.setting}, epsilon "
-                  f"{', '.join(f'{x:g}' for x in e.epsilons[:7])}{' ...' if len(e.epsilons) > 7 else ''}")
-        return 0
-    if not args.name:
-        raise DPBanditsError("give an experiment NAME or --list")
-    get_experiment(args.name)
-    size = "full" if args.full else args.size
-    say = (lambda m: None) if args.no_progress else (lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-    client = _dask_client(args.scheduler)
-    try:
-        result = reproduce(args.name, Path(args.out) / args.name, size=size, seed=args.seed,
-                           workers=args.workers, client=client, movielens=args.movielens, progress=say)
-    finally:
-        if client is not None:
-            client.close()
-    print(result.page)
-    print(f"wrote {', '.join(str(p) for p in result.paths)}", file=sys.stderr)
-    return 0

@@ -8,7 +8,7 @@ their output distributions with two-sample tests under Holm's correction, audits
 against the reference's privacy claim and holds its regret against the explicit bounds.
 :mod:`~dpbandits.validate.core` states the design and the guarantees,
 :mod:`~dpbandits.validate.stats` the tests, :mod:`~dpbandits.validate.figures` the plots and
-:mod:`~dpbandits.validate.cli` the command.
+:mod:`dpbandits.cli.validate` the command.
 """
 
 from __future__ import annotations

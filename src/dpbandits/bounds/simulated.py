@@ -1,17 +1,12 @@
-"""``dpbandits bounds``: simulate an algorithm and hold its regret against the papers' bounds.
+"""Simulated regret of one registered algorithm held against every explicit bound about it.
 
 Every explicit bound about the algorithm (``bounds_for(ALGO, variant, explicit=True)``) is
 checked at every checkpoint (:func:`dpbandits.bounds.check_regret`); bounds with only O(.)
-constants or free constants are listed as not checkable. Writes ``bounds-<ALGO>.png`` (mean
-regret, its band and every checked bound on one plot), ``.json`` and ``.md`` to ``--out``.
-Exit status 0 when no bound is violated, 1 when one is, 2 on bad input.
+constants or free constants are listed as not checkable, with the reason.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,30 +18,7 @@ from . import bounds_for
 from .check import BoundCheck, RegretCurve, check_regret
 from .core import Bound
 
-HELP = "simulate an algorithm and check its regret against the papers' bounds"
-
-__all__ = ["HELP", "add_arguments", "run", "check_algorithm", "BoundsReport"]
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("algorithm", metavar="ALGO", help="registered algorithm name")
-    parser.add_argument("--variant", default=None, help="variant (default: the algorithm's default)")
-    parser.add_argument("--epsilon", type=float, default=1.0, help="privacy parameter (default 1)")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--setting", default=None, help="a named setting (default hu2021-setting2)")
-    where.add_argument("--means", type=float, nargs="+", help="Bernoulli arm means in [0, 1]")
-    parser.add_argument("--horizon", type=int, required=True, help="horizon T")
-    parser.add_argument("--runs", type=int, default=20, help="independent runs (at least 2; default 20)")
-    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="1 - simultaneous confidence of the regret band (default 0.05)")
-    parser.add_argument("--value", action="append", default=[], metavar="NAME=X",
-                        help="value of another symbol of a bound, e.g. lambda_0=0.5 (repeatable)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="run on a Dask cluster (needs dpbandits[distributed])")
-    parser.add_argument("--out", default="dpbandits-out", help="output folder (default dpbandits-out)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+__all__ = ["check_algorithm", "BoundsReport", "plot"]
 
 
 class BoundsReport:
@@ -177,43 +149,3 @@ def plot(report: BoundsReport, path: Path) -> None:
     figure.tight_layout()
     _atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=110), "wb")
     plt.close(figure)
-
-
-def _values(pairs: list[str]) -> dict[str, float]:
-    values = {}
-    for pair in pairs:
-        name, sep, text = pair.partition("=")
-        if not sep or not name:
-            raise DPBanditsError(f"--value must look like NAME=X, got {pair!r}")
-        try:
-            values[name] = float(text)
-        except ValueError:
-            raise DPBanditsError(f"--value {name}: {text!r} is not a number") from None
-    return values
-
-
-def run(args: argparse.Namespace) -> int:
-    from ..cli import _dask_client
-
-    values = _values(args.value)
-    client = _dask_client(args.scheduler)
-    try:
-        report, _ = check_algorithm(args.algorithm, epsilon=args.epsilon, variant=args.variant,
-                                    setting=args.setting, means=args.means, horizon=args.horizon,
-                                    runs=args.runs, seed=args.seed, alpha=args.alpha, values=values,
-                                    workers=args.workers, client=client)
-    finally:
-        if client is not None:
-            client.close()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"bounds-{report.algorithm}" + (f"-{args.variant}" if args.variant else "")
-    _atomic_write(out / f"{stem}.json", lambda h: json.dump(report.to_dict(), h, indent=2), "w")
-    _atomic_write(out / f"{stem}.md", lambda h: h.write(report.to_markdown() + "\n"), "w")
-    plot(report, out / f"{stem}.png")
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print(report.to_markdown())
-        print(f"\nwrote {out / stem}.png, .json and .md", file=sys.stderr)
-    return 1 if report.violated else 0

@@ -1,8 +1,7 @@
-"""``dpbandits validate``: the command line of :func:`dpbandits.validate.validate`.
+"""``dpbandits validate``: check a third-party implementation against a reference algorithm.
 
-Exit status: 0 when the candidate conforms, the audit finds no violation and no bound is violated;
-1 when it differs, the audit finds a violation or a bound is violated; 2 on bad input (one line on
-stderr, printed by ``dpbandits.cli``).
+Compares the candidate's behaviour with the reference's on a fixed table and on fresh tables,
+audits its privacy and checks its regret against the bounds (:func:`dpbandits.validate.validate`).
 """
 
 from __future__ import annotations
@@ -14,9 +13,8 @@ import sys
 from pathlib import Path
 
 from ..errors import DPBanditsError, check_positive_int
-from .core import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
-
-__all__ = ["HELP", "add_arguments", "run"]
+from ..validate.core import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
+from .options import parse_params, say_for
 
 HELP = "validate a third-party implementation against a reference algorithm"
 
@@ -86,11 +84,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the validation, print the summary (or JSON), write JSON and PNG; 0 ok, 1 not ok."""
     from ..audit.adapters import CallableMechanism, PolicyMechanism
     from ..audit.external import CommandMechanism
-    from ..cli import _params
     from ..errors import check_means
     from ..reference import get, get_setting
     from ..reference.registry import canonical
-    from . import plot, validate, write_json
+    from ..validate import plot, validate, write_json
 
     against = canonical(args.against)
     cls = get(against)
@@ -110,10 +107,9 @@ def run(args: argparse.Namespace) -> int:
         target = _python_object(args.python)
         kind = CallableMechanism if args.callable else PolicyMechanism
         candidate = kind(target, K, claim, feedback, workers=workers, label=args.python)
-    say = (lambda message: None) if args.no_progress else (
-        lambda message: print(f"  {message}", file=sys.stderr, flush=True))
+    say = say_for(args)
     result = validate(candidate, against, epsilon=args.epsilon, variant=args.variant,
-                      params=_params(args.param), setting=args.setting, means=args.means,
+                      params=parse_params(args.param), setting=args.setting, means=args.means,
                       horizon=args.horizon, runs=args.runs, seed=args.seed, alpha=args.alpha,
                       audit_samples=args.audit_samples, audit_horizon=args.audit_horizon,
                       progress=say)

@@ -1,0 +1,61 @@
+"""The ``dpbandits`` command: one module per subcommand, each parsing its own options.
+
+Every subcommand module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``, and calls the library's public API; nothing below this package imports
+from it. Invalid input prints one line, ``dpbandits: error: ...``, and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from ..errors import DPBanditsError
+from .options import EXIT_CODES, Parser
+
+__all__ = ["main", "build_parser", "COMMANDS"]
+
+COMMANDS: tuple[str, ...] = ("list", "run", "audit", "bounds", "validate", "report", "reproduce")
+"""The subcommands, in the order ``dpbandits --help`` lists them."""
+
+_MODULES = {"list": "listing"}
+"""Subcommands whose module is not named after them (``list`` would shadow the builtin)."""
+
+
+def command_module(name: str):
+    """The module implementing subcommand ``name``."""
+    return importlib.import_module(f"{__name__}.{_MODULES.get(name, name)}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``dpbandits`` with every subcommand's options."""
+    parser = Parser(prog="dpbandits", description="Differentially private online learning: "
+                    "reference algorithms, privacy audits and regret bounds.",
+                    epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for name in COMMANDS:
+        module = command_module(name)
+        sub = commands.add_parser(name, help=module.HELP, description=module.__doc__.split("\n\n")[0],
+                                  epilog=getattr(module, "EPILOG", EXIT_CODES),
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dpbandits`` console script; returns the exit status."""
+    try:
+        args = build_parser().parse_args(argv)
+        return command_module(args.command).run(args)
+    except DPBanditsError as error:
+        print(f"dpbandits: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dpbandits: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""``dpbandits list``: every registered algorithm, its paper, setting, variants and claims."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..errors import check_epsilon
+from ..reference import algorithms
+from .options import OK, add_json
+
+HELP = "list every algorithm with its paper and claim"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--epsilon", type=float, default=1.0,
+                        help="epsilon at which the claims are evaluated (default 1)")
+    add_json(parser, "print JSON instead of a table")
+
+
+def run(args: argparse.Namespace) -> int:
+    epsilon = check_epsilon(args.epsilon)
+    infos = algorithms(epsilon)
+    if args.json:
+        print(json.dumps([info.__dict__ for info in infos], indent=2))
+        return OK
+    print(f"Privacy claims evaluated at epsilon = {epsilon:g}; [row] = one reward vector replaced.\n")
+    for info in infos:
+        horizon = ", needs T" if info.needs_horizon else ""
+        print(f"{info.name}  ({info.title}; {info.feedback}{horizon})")
+        print(f"    source:   {info.paper}")
+        for variant, claim in info.claims.items():
+            default = " (default)" if variant == info.default_variant else ""
+            print(f"    {variant + default + ':':<22}{claim}")
+    return OK

@@ -1,0 +1,164 @@
+"""``dpbandits run``: simulate algorithms on a setting or on given Bernoulli means.
+
+Prints the final regret of each algorithm with a 95% interval and writes a CSV of the regret
+curves and a PNG of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from ..files import atomic_write
+from ..reference import Bernoulli, get, get_setting, simulate, spec
+from ..reference.engine import SimulationResult
+from .options import (OK, add_out, add_progress, add_scheduler, add_seed, add_workers, cluster,
+                      parse_params, progress_bar)
+
+HELP = "simulate algorithms and report their regret"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("algorithms", nargs="+", metavar="ALGO", help="registered algorithm name(s)")
+    parser.add_argument("--variant", default=None, help="variant (default: each algorithm's default)")
+    parser.add_argument("--epsilon", type=float, default=None, help="privacy parameter epsilon")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--means", type=float, nargs="+", help="Bernoulli arm means in [0, 1]")
+    where.add_argument("--setting", help="a named setting of the papers (see `dpbandits list`)")
+    parser.add_argument("--movielens", default=None, metavar="DIR",
+                        help="MovieLens-1M folder for the chandak-movielens setting (never downloaded)")
+    parser.add_argument("--horizon", type=int, default=None,
+                        help="horizon T (default: the setting's horizon)")
+    parser.add_argument("--runs", type=int, default=20, help="independent runs R (default 20)")
+    add_seed(parser)
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="an algorithm parameter, e.g. --param interval=y (repeatable)")
+    add_workers(parser)
+    add_scheduler(parser, "run the blocks on a Dask cluster (needs dpbandits[distributed])")
+    add_out(parser, help="output folder for CSV and PNG")
+    parser.add_argument("--log-x", action="store_true", help="logarithmic time axis in the plot")
+    add_progress(parser)
+
+
+def _source(args: argparse.Namespace):
+    """The reward source, its matroid (or None) and the horizon."""
+    from ..reference.matroid.data import MATROID_SETTINGS, matroid_setting
+
+    if args.setting in MATROID_SETTINGS:
+        options = {"path": args.movielens} if args.movielens else {}
+        source = matroid_setting(args.setting, **options)
+        if args.horizon is None:
+            raise DPBanditsError("--horizon is required with a matroid setting")
+        return source, source.matroid, args.horizon
+    if args.setting is not None:
+        setting = get_setting(args.setting)
+        return setting.environment(), None, setting.horizon if args.horizon is None else args.horizon
+    if args.horizon is None:
+        raise DPBanditsError("--horizon is required with --means")
+    return Bernoulli(np.array(args.means)), None, args.horizon
+
+
+def _factories(args: argparse.Namespace, source, matroid, T: int) -> list:
+    from ..reference.matroid.data import MATROID_SETTINGS
+
+    factories = []
+    for name in args.algorithms:
+        cls = get(name)
+        if cls.private and args.epsilon is None:
+            raise DPBanditsError(f"{name} is private: --epsilon is required")
+        epsilon = check_epsilon(args.epsilon) if cls.private else None
+        params = parse_params(args.param)
+        if (cls.feedback == "semi") != (matroid is not None):
+            needs = "a matroid setting" if cls.feedback == "semi" else "a setting of arms, not a matroid"
+            raise DPBanditsError(f"{name} needs {needs}; matroid settings: "
+                                 f"{', '.join(sorted(MATROID_SETTINGS))}")
+        if matroid is not None:
+            params["matroid"] = matroid
+        factories.append(spec(name, source.K, epsilon=epsilon, variant=args.variant, T=T, **params))
+    return factories
+
+
+def run(args: argparse.Namespace) -> int:
+    source, matroid, horizon = _source(args)
+    T = check_positive_int(horizon, "horizon")
+    runs = check_positive_int(args.runs, "runs")
+    seed = check_positive_int(args.seed, "seed", minimum=0)
+    workers = check_positive_int(args.workers, "workers")
+    factories = _factories(args, source, matroid, T)
+
+    results = []
+    with cluster(args.scheduler) as client:
+        for factory in factories:
+            label = factory.name + (f"[{factory.variant}]" if factory.variant else "")
+            with progress_bar(runs * T, label, disabled=args.no_progress) as bar:
+                results.append(simulate(factory, source, T, runs=runs, seed=seed, workers=workers,
+                                        client=client, progress=bar.update))
+
+    print(f"means = {source.means.tolist()}, T = {T}, runs = {runs}, seed = {seed}")
+    print(f"{'algorithm':<28}{'pseudo-regret (95% CI)':<34}{'realised regret (95% CI)'}")
+    for factory, result in zip(factories, results):
+        print(f"{_label(factory):<28}{_interval(result, 'pseudo'):<34}{_interval(result, 'realised')}")
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"run-{'+'.join(args.algorithms)}-eps{args.epsilon}-T{T}-R{runs}-seed{seed}"
+    csv_path, png_path = out / f"{stem}.csv", out / f"{stem}.png"
+    _write_csv(csv_path, factories, results)
+    _plot(png_path, factories, results, source.means, log_x=args.log_x)
+    print(f"wrote {csv_path} and {png_path}")
+    return OK
+
+
+def _label(factory) -> str:
+    cls = get(factory.name)
+    if len(cls.variants) == 1:
+        return factory.name
+    return f"{factory.name}[{factory.variant or cls.default_variant}]"
+
+
+def _interval(result: SimulationResult, kind: str) -> str:
+    mean, low, high = result.final(kind)
+    if np.isnan(low):
+        return f"{mean:.1f} (one run: no interval)"
+    return f"{mean:.1f} ({low:.1f}, {high:.1f})"
+
+
+def _write_csv(path: Path, factories, results) -> None:
+    rows = [("algorithm", "t", "pseudo_mean", "pseudo_low", "pseudo_high",
+             "realised_mean", "realised_low", "realised_high")]
+    for factory, result in zip(factories, results):
+        pseudo_band = result.confidence_band("pseudo")
+        realised_band = result.confidence_band("realised")
+        pseudo, realised = result.mean_curve("pseudo"), result.mean_curve("realised")
+        for i, t in enumerate(result.checkpoints):
+            rows.append((_label(factory), int(t), pseudo[i], pseudo_band[0][i], pseudo_band[1][i],
+                         realised[i], realised_band[0][i], realised_band[1][i]))
+    atomic_write(path, lambda handle: csv.writer(handle).writerows(rows), mode="w")
+
+
+def _plot(path: Path, factories, results, means: np.ndarray, *, log_x: bool) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for factory, result in zip(factories, results):
+        mean = result.mean_curve()
+        low, high = result.confidence_band()
+        axes.plot(result.checkpoints, mean, label=_label(factory))
+        if result.runs > 1:
+            axes.fill_between(result.checkpoints, low, high, alpha=0.2)
+    axes.set_xlabel("round t")
+    axes.set_ylabel("pseudo-regret (mean, 95% CI)")
+    axes.set_title(f"means = {np.round(means, 3).tolist()}, runs = {results[0].runs}", fontsize=9)
+    if log_x:
+        axes.set_xscale("log")
+    axes.legend()
+    figure.tight_layout()
+    atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120), mode="wb")
+    plt.close(figure)
