@@ -28,7 +28,7 @@ def state_from(policy) -> State:
                  int(policy.tie_break == "random"), policy.rng, np.empty(policy.K))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act(state, t, actions):
     R, K = state.O.shape
     log_t = math.log(t)
@@ -47,7 +47,7 @@ def act(state, t, actions):
             actions[r] = argmax_first(state.index, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observe(state, t, actions, x):
     R, K = state.O.shape
     scale = 1.0 / state.epsilon
@@ -69,7 +69,7 @@ def observe(state, t, actions, x):
             state.Phi[r, j] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(state, sim, t0, t1):
     for t in range(t0, t1):
         act(state, t, sim.actions)

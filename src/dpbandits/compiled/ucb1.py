@@ -25,7 +25,7 @@ def state_from(policy) -> State:
                  policy.rng, np.empty(policy.K))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def act(state, t, actions):
     R, K = state.s.shape
     log_t = math.log(t)
@@ -42,14 +42,14 @@ def act(state, t, actions):
             actions[r] = argmax_first(state.index, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observe(state, t, actions, x):
     for r in range(actions.shape[0]):
         state.s[r, actions[r]] += x[r]                                           # [l.4]
         state.n[r, actions[r]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(state, sim, t0, t1):
     for t in range(t0, t1):
         act(state, t, sim.actions)
