@@ -31,6 +31,8 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit
+from numba.np.random.generator_core import next_uint32
+from numba.np.random.random_methods import bounded_lemire_uint64, buffered_bounded_lemire_uint32
 
 from ..errors import DPBanditsError
 from ..reference.environments import Bernoulli, BetaArms, Deterministic, RewardSource, Table
@@ -126,6 +128,23 @@ def _table_row(sim, t):
 
 
 @njit(cache=True, _nrt=False)
+def _integer_below(rng, n):
+    """``rng.integers(0, n)`` without allocating (numba's scalar ``integers`` allocates).
+
+    The branches of NumPy's ``random_bounded_uint64_fill`` for one draw, through numba's ports
+    of its Lemire samplers, so the bit stream is consumed identically.
+    """
+    span = n - 1
+    if span == 0:
+        return 0
+    if span < 0xFFFFFFFF:
+        return np.int64(buffered_bounded_lemire_uint32(rng.bit_generator, np.uint32(span)))
+    if span == 0xFFFFFFFF:
+        return np.int64(next_uint32(rng.bit_generator))
+    return np.int64(bounded_lemire_uint64(rng.bit_generator, np.uint64(span)))
+
+
+@njit(cache=True, _nrt=False)
 def draw_rows(sim, t):
     """Fill ``sim.rows`` with round t's reward vectors (t = 0: row 0 of a table)."""
     R, K = sim.rows.shape
@@ -144,7 +163,7 @@ def draw_rows(sim, t):
     else:
         n = sim.X.shape[0]
         for r in range(R):
-            u = sim.env_rng.integers(0, n)
+            u = _integer_below(sim.env_rng, n)
             for a in range(K):
                 sim.rows[r, a] = sim.X[u, a]
 
