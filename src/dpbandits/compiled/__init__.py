@@ -41,6 +41,11 @@ KERNELS: dict[str, str] = {
     "anytime-lazy-ucb": "anytime_lazy_ucb",
     "thompson": "thompson",
     "lazy-dp-ts": "lazy_dp_ts",
+    "ftl": "fullinfo",
+    "hedge": "fullinfo",
+    "naive-ftnl": "fullinfo",
+    "rnm-ftnl": "fullinfo",
+    "rnm-ftnl-bq": "fullinfo",
 }
 """Registry name -> kernel module (relative to this package)."""
 
