@@ -41,6 +41,7 @@ KERNELS: dict[str, str] = {
     "anytime-lazy-ucb": "anytime_lazy_ucb",
     "thompson": "thompson",
     "lazy-dp-ts": "lazy_dp_ts",
+    "dp-se": "dp_se",
     "ftl": "fullinfo",
     "hedge": "fullinfo",
     "naive-ftnl": "fullinfo",
