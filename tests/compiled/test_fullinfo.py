@@ -8,11 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.compiled import fullinfo
+from dpbandits.compiled import KernelPolicy, fullinfo
 from dpbandits.compiled.draws import gumbel
 from dpbandits.reference import Bernoulli, BetaArms, Table, simulate, spec
 from dpbandits.reference.environments import as_source
 from dpbandits.reference.fullinfo.hedge import Hedge
+from dpbandits.reference.registry import make
 
 from .identity import differing_fields
 
@@ -105,3 +106,20 @@ def test_hedge_weights_agree_to_one_ulp():
         fullinfo.hedge_cdf(state, t, r)
         np.testing.assert_array_max_ulp(state.cdf, expected[r], maxulp=1)
     assert math.isclose(math.sqrt(state.eta_numerator / t), policy.learning_rate(t), rel_tol=0.0)
+
+
+@pytest.mark.parametrize("config", [("ftl", {"tie_break": "random"}), ("hedge", {}),
+                                    ("rnm-ftnl", {"epsilon": 1.0}),
+                                    ("rnm-ftnl-bq", {"epsilon": 1.0, "Q": "gumbel"})], ids=_id)
+def test_round_by_round_through_kernel_policy(config):
+    """Driven through act/observe one round at a time (as validate drives it), on whole rows."""
+    name, kwargs = config
+    reference = make(name, 4, runs=3, rng=3, **kwargs)
+    kernel = KernelPolicy(make(name, 4, runs=3, rng=3, **kwargs))
+    rewards = np.random.default_rng(0)
+    for t in range(1, 80):
+        actions = reference.act(t)
+        assert np.array_equal(actions, kernel.act(t))
+        rows = rewards.beta(2.0, 3.0, size=(3, 4))
+        reference.observe(t, actions, rows)
+        kernel.observe(t, actions, rows)
