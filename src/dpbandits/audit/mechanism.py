@@ -76,8 +76,9 @@ class Mechanism:
 
 def _sample_job(job: tuple) -> np.ndarray:
     """One sampling request, in a worker process or on a Dask worker."""
-    factory, source, T, n, seed = job
-    return simulate(factory, source, T, runs=n, seed=seed, record_actions=True).actions
+    factory, source, T, n, seed, backend = job
+    return simulate(factory, source, T, runs=n, seed=seed, record_actions=True,
+                    backend=backend).actions
 
 
 @dataclass
@@ -94,6 +95,9 @@ class RegistryMechanism(Mechanism):
     """Local worker processes for sampling; the engine's seeded blocks make results identical."""
     client: Any = None
     """A Dask client to sample on (optional); results are identical to a local run."""
+    backend: str = "auto"
+    """The engine's backend (``auto``, ``reference`` or ``compiled``); see
+    :func:`dpbandits.reference.engine.simulate`."""
 
     def __post_init__(self) -> None:
         self.name = canonical(self.name)
@@ -109,6 +113,8 @@ class RegistryMechanism(Mechanism):
         self.claimed = self.claim.claimed
         label = f"{self.name}[{self.variant}]" if len(cls.variants) > 1 else self.name
         self.label = label + "".join(f" {k}={v}" for k, v in sorted(self.params.items()))
+        if self.backend == "compiled":
+            self.label += " (compiled)"
 
     @property
     def relation(self) -> NeighbourRelation:
@@ -117,14 +123,14 @@ class RegistryMechanism(Mechanism):
     def sample(self, table: Table, n: int, seed: int) -> np.ndarray:
         factory, source, T, n = self._job(table, n)
         result = simulate(factory, source, T, runs=n, seed=seed, record_actions=True,
-                          workers=self.workers, client=self.client)
+                          workers=self.workers, client=self.client, backend=self.backend)
         return result.actions
 
     def sample_many(self, requests: list[tuple[Table, int, int]]) -> list[np.ndarray]:
         """Each request simulated in one piece, the requests spread over the worker processes
         or the Dask cluster; each output equals ``sample``'s (the engine's results do not depend
         on where its blocks run)."""
-        jobs = [(*self._job(table, n), seed) for table, n, seed in requests]
+        jobs = [(*self._job(table, n), seed, self.backend) for table, n, seed in requests]
         if self.client is not None:
             futures = self.client.map(_sample_job, jobs, pure=False, retries=2)
             return self.client.gather(futures)

@@ -42,6 +42,7 @@ KERNELS: dict[str, str] = {
     "thompson": "thompson",
     "lazy-dp-ts": "lazy_dp_ts",
     "dp-se": "dp_se",
+    "adap-klucb": "adap_klucb",
     "ftl": "fullinfo",
     "hedge": "fullinfo",
     "naive-ftnl": "fullinfo",
@@ -99,7 +100,10 @@ def run_block(policy, source, T: int, env_rng: np.random.Generator, checkpoints:
     """One block of the engine on the compiled backend; returns what the reference block returns.
 
     ``policy`` is the reference policy built for the block (its arrays become the kernel's state
-    and end in the final state); ``env_rng`` is the block's generator for rewards.
+    and end in the final state); ``env_rng`` is the block's generator for rewards. A policy with a
+    ``kernel_overrides`` dict gets those fields of the kernel's state replaced: the planted
+    deviations of :func:`dpbandits.validate.certify.planted`, which show that a certificate can
+    fail.
     """
     from .loop import make_sim, draw_rows
     reason = unsupported(policy, source)
@@ -111,7 +115,7 @@ def run_block(policy, source, T: int, env_rng: np.random.Generator, checkpoints:
     width = getattr(policy, "super_arm_size", None) if policy.feedback == "semi" else None
     best = getattr(source, "optimal_value", None) if policy.feedback == "semi" else None
     sim = make_sim(source, runs, T, checkpoints, record_actions, env_rng, width, best)
-    state = module.state_from(policy)
+    state = module.state_from(policy)._replace(**getattr(policy, "kernel_overrides", {}))
     if getattr(policy, "observes_round_zero", False):
         draw_rows(sim, 0)
         module.observe_round_zero(state, sim.rows)
@@ -148,9 +152,11 @@ class KernelPolicy:
         self.module.act(self.state, t, self._actions)
         return self._actions.copy()
 
-    def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
-        self.module.observe(self.state, t, np.ascontiguousarray(actions, dtype=np.int64),
-                            np.ascontiguousarray(feedback, dtype=float))
+    def observe(self, t: int, actions, feedback) -> None:
+        """Feedback as the engine gives it, or for one run as a scalar (bandit) or a row."""
+        actions = np.array(actions, dtype=np.int64).reshape(self._actions.shape)
+        shape = (self.runs,) if self.feedback == "bandit" else (self.runs, -1)
+        self.module.observe(self.state, t, actions, np.array(feedback, dtype=float).reshape(shape))
 
 
 def warm_up(names: list[str] | None = None) -> dict[str, float]:

@@ -27,7 +27,7 @@ comparison reports its effect size, p-value, Holm-adjusted p-value and the small
 sample could have detected with probability ``power`` at level ``alpha / m``.
 
 **Privacy.** The candidate is audited (:func:`dpbandits.audit.audit`) against the claim ALGO makes
-at ``epsilon``: the specs' worst-case pairs for ALGO and the generic candidate pairs at ALGO's
+at ``epsilon``: the known worst-case pairs for ALGO (docs/errata.md) and the generic candidate pairs at ALGO's
 release rounds, with the event tester's Clopper-Pearson lower bound on epsilon at confidence
 ``1 - alpha`` (its own correction over pairs is stated in the audit result).
 
@@ -46,7 +46,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_probability
+from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_probability, check_seed
 from . import stats as st
 
 __all__ = ["Comparison", "Validation", "validate", "checkpoints_for", "rounds_for",
@@ -383,7 +383,8 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
              setting: str | None = None, means: Any = None, horizon: int = DEFAULT_HORIZON,
              runs: int = DEFAULT_RUNS, seed: int = 0, alpha: float = 0.05, power: float = 0.8,
              audit_samples: int = 10_000, audit_horizon: int = 16,
-             progress: Callable[[str], None] | None = None) -> Validation:
+             progress: Callable[[str], None] | None = None,
+             backend: str = "auto") -> Validation:
     """Validate ``candidate`` against the registered algorithm ``against`` (module docstring).
 
     Parameters
@@ -409,6 +410,9 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         check's level), and the power at which detectable effects are reported.
     audit_samples, audit_horizon
         Test runs per side of the privacy audit (0 skips it) and its horizon.
+    backend
+        The engine's backend for the reference side (``auto``, ``reference`` or ``compiled``);
+        ``reference`` when a compiled kernel is the candidate, as in its certificate.
     """
     from ..audit.mechanism import RegistryMechanism
     from ..reference import Bernoulli, get, get_setting, spec, simulate
@@ -437,7 +441,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         epsilon = None
     T = check_positive_int(horizon, "horizon")
     runs = check_positive_int(runs, "runs", minimum=MIN_RUNS)
-    seed = check_positive_int(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     alpha = check_probability(alpha, "alpha")
     power = check_probability(power, "power")
     audit_samples = check_positive_int(audit_samples, "audit_samples", minimum=0)
@@ -449,7 +453,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     if candidate.K != K:
         raise DPBanditsError(f"the candidate has K = {candidate.K} arms but the setting has {K}")
     params = dict(params or {})
-    reference = RegistryMechanism(against, K, epsilon, variant, params, T=T)
+    reference = RegistryMechanism(against, K, epsilon, variant, params, T=T, backend=backend)
     factory = spec(against, K, epsilon=epsilon, variant=reference.variant, T=T, **params)
     gaps = np.asarray(source.gaps, dtype=float)
     label = getattr(candidate, "label", "candidate")
@@ -470,7 +474,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     cand_fresh = _checked_actions(np.concatenate([np.asarray(o).reshape(1, -1) for o in outputs]),
                                   runs, T, K, label)
     ref_fresh = simulate(factory, source, T, runs=runs, seed=_seed(s_ref_fresh),
-                         record_actions=True).actions
+                         record_actions=True, backend=backend).actions
     samples["fresh"] = (cand_fresh, _checked_actions(ref_fresh, runs, T, K, "reference"))
 
     say("behaviour: two-sample tests")
