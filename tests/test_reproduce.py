@@ -22,7 +22,9 @@ def test_every_experiment_runs_at_the_tiny_size(name, tmp_path):
     assert [p.suffix for p in result.paths] == [".csv", ".png", ".md"]
     assert all(p.exists() and p.stat().st_size > 0 for p in result.paths)
     assert len(result.claims) == len(EXPERIMENTS[name].claims) > 0
-    assert all(c.verdict in ("supported", "not supported", "not testable") for c in result.claims)
+    for claim in result.claims:        # each verdict is reported on the page with its claim and evidence
+        assert claim.verdict in ("supported", "not supported", "not testable")
+        assert claim.text in result.page and claim.evidence in result.page, claim
     assert "size `tiny`" in result.page
 
 

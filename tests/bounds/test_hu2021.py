@@ -1,6 +1,6 @@
-"""Bounds of Hu, Huang & Mehta (spec 000 s.4), module ``dpbandits.bounds.hu2021``.
+"""Bounds of Hu, Huang & Mehta (Theorems 2-10), module ``dpbandits.bounds.hu2021``.
 
-Kinds: exact (the spec's reference values and the bracket sums worked by hand, the conditions of
+Kinds: exact (reference values worked by hand and the bracket sums worked by hand, the conditions of
 validity, the privacy corrections), oracle (leading orders by SymPy limits; Lemma 13 against the
 exact law of the noisy lead), property (Hypothesis: the relaxed Theorem 7 bounds its exact bracket
 form, Corollary 8's special cases, the paper-literal Theorem 3 below the derived one; lower bounds
@@ -23,7 +23,7 @@ from dpbandits.bounds.core import Delta, Delta_min, K, T, epsilon
 from dpbandits.bounds.hu2021 import C_12, bounds, thm7_brackets
 from dpbandits.reference import get_setting, simulate, spec
 
-T_PAPER = 2 * 2 ** 21          # the experiments' horizon (spec 000 s.5)
+T_PAPER = 2 * 2 ** 21          # the experiments' horizon (Sec. 6, App. I)
 SETTINGS = {1: [0, 0.05, 0.05, 0.05, 0.05], 2: [0, 0.125, 0.25, 0.375, 0.5], 3: [0, 0.6, 0.6, 0.6, 0.6]}
 
 
@@ -33,14 +33,14 @@ SETTINGS = {1: [0, 0.05, 0.05, 0.05, 0.05], 2: [0, 0.125, 0.25, 0.375, 0.5], 3: 
     (2, 128.0, 24_564), (3, 0.1, 58_874), (3, 0.25, 23_740), (3, 0.5, 12_028), (3, 1.0, 10_076),
     (3, 64.0, 10_076)])
 def test_theorem_3_reference_table(setting, eps, printed):
-    """Spec 000 s.5: sum_j 96 ln T / min{Delta_j, eps} + 6 Delta_j log2 T at T = 2^22, to the unit."""
+    """Sec. 6, App. I: sum_j 96 ln T / min{Delta_j, eps} + 6 Delta_j log2 T at T = 2^22, to the unit."""
     value = get_bound("hu2021.thm3").evaluate(T=T_PAPER, epsilon=eps, gaps=SETTINGS[setting])
     assert abs(value - printed) <= 0.5
 
 
 @pytest.mark.exact
 def test_thm7_brackets_by_hand():
-    """Doubling gaps 0.1, 0.2, 0.4, 0.8: four singleton brackets (spec 000 s.4.10 doubling instance)."""
+    """Doubling gaps 0.1, 0.2, 0.4, 0.8: four singleton brackets (Sec. 1 doubling instance)."""
     gaps = [0, 0.1, 0.2, 0.4, 0.8]
     assert thm7_brackets(gaps, 10.0, 10 ** 6) == pytest.approx(256 * (10 + 5 + 2.5 + 1.25))
     assert thm7_brackets(gaps, 0.05, 10 ** 6) == pytest.approx(4 * 256 / 0.05)   # 256 (K-1) / eps
@@ -51,7 +51,7 @@ def test_thm7_brackets_by_hand():
 
 
 @pytest.mark.property
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(1e-3, 1.0), min_size=1, max_size=15), st.floats(1e-3, 10.0))
 def test_relaxed_theorem_7_bounds_its_bracket_form(gaps, eps):
     vector = [0.0] + gaps
@@ -63,7 +63,7 @@ def test_relaxed_theorem_7_bounds_its_bracket_form(gaps, eps):
 
 
 @pytest.mark.property
-@settings(max_examples=150, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None)
 @given(st.floats(1e-3, 0.5), st.lists(st.floats(0.0, 0.999), min_size=1, max_size=12), st.floats(1e-3, 5.0))
 def test_corollary_8_special_cases_of_the_bracket_form(d_min, fractions, eps):
     """(i) all gaps <= eps: first form <= 512 (1 + ln(K-1)) / Delta_min; (ii) all gaps in
@@ -79,10 +79,10 @@ def test_corollary_8_special_cases_of_the_bracket_form(d_min, fractions, eps):
 
 
 @pytest.mark.property
-@settings(max_examples=100, deadline=None, derandomize=True)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=6), st.floats(0.01, 10.0), st.floats(2.0, 1e9))
 def test_paper_literal_theorem_3_lies_below_the_derived_one(gaps, eps, horizon):
-    """With Lemma 11's derived 5.625 <= 6 and 2^(d_j+1) - 2 < 96 ln T / (Delta min) - 2 (spec 000 s.4.2)."""
+    """With Lemma 11's derived 5.625 <= 6 and 2^(d_j+1) - 2 < 96 ln T / (Delta min) - 2 (Thm 3)."""
     vector = [0.0] + gaps
     literal = get_bound("hu2021.thm3.literal").with_settings(C_11=5.625).evaluate(T=horizon, epsilon=eps, gaps=vector)
     derived = get_bound("hu2021.thm3").evaluate(T=horizon, epsilon=eps, gaps=vector)
@@ -91,7 +91,7 @@ def test_paper_literal_theorem_3_lies_below_the_derived_one(gaps, eps, horizon):
 
 @pytest.mark.exact
 def test_explicit_constants():
-    """Spec 000 s.4.2-4.3 at T = 1e6, gaps (0.1, 0.5), eps = 0.2."""
+    """Theorems 3 and 4 at T = 1e6, gaps (0.1, 0.5), eps = 0.2."""
     lnT, log2T = math.log(1e6), math.log2(1e6)
     value = get_bound("hu2021.thm3").evaluate(T=1e6, epsilon=0.2, gaps=[0, 0.1, 0.5])
     assert value == pytest.approx(96 * lnT / 0.1 + 96 * lnT / 0.2 + 6 * 0.6 * log2T)
@@ -103,7 +103,7 @@ def test_explicit_constants():
 
 @pytest.mark.exact
 def test_theorem_5_implicit_condition():
-    """y log2 y >= 4 with y = 256 log2 T / (eps Delta): the boundary is y = 2.745 (spec 000 s.4.4)."""
+    """y log2 y >= 4 with y = 256 log2 T / (eps Delta): the boundary is y = 2.745 (Thm 5)."""
     root = float(sp.nsolve(sp.Symbol("y") * sp.log(sp.Symbol("y"), 2) - 4, 2.7))
     assert round(root, 3) == 2.745
     bound = get_bound("hu2021.thm5").with_settings(C_12=1.0)
@@ -118,7 +118,7 @@ def test_theorem_5_implicit_condition():
 
 @pytest.mark.exact
 def test_privacy_corrections():
-    """RNM with Lap(1/eps) is 2 eps-DP (E1); Hybrid-UCB's printed tree noise loses 3 eps / 2 (A5)."""
+    """RNM with Lap(1/eps) is 2 eps-DP (docs/errata.md#rnm-laplace); Hybrid-UCB's printed tree noise loses 3 eps / 2 (docs/errata.md#hhm-hybrid-tree)."""
     for key, factor in (("hu2021.thm6", 2), ("hu2021.thm5.privacy", 1.5)):
         corrected = get_bound(key)
         printed = get_bound(corrected.printed)
@@ -219,7 +219,7 @@ def test_leading_orders():
 
 @pytest.mark.exact
 def test_theorem_7_order_form_drops_the_privacy_term_near_gap_one():
-    """The second O-form's log(1/Delta_min) vanishes at Delta_min -> 1 (like E5's log|J_k|); the
+    """The second O-form's log(1/Delta_min) vanishes at Delta_min -> 1 (like Theorem 7's log|J_k|, docs/errata.md#hhm-thm7-log); the
     explicit form keeps 256 (1 + ln(K-1)) / eps."""
     order = get_bound("hu2021.thm7.order")
     assert order.evaluate(T=1e6, K=10, epsilon=1e-3, Delta_min=1 - 1e-6) < 2.31   # ln 10 / Delta_min + 0.002

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from scipy import stats
 
 from dpbandits.audit.adapters import PolicyMechanism
 from dpbandits.audit.mechanism import RegistryMechanism
@@ -94,26 +95,31 @@ def test_ftnl_controls_behaviour_and_privacy():
 @pytest.mark.statistical
 def test_false_alarm_rate_on_faithful_implementations():
     """20 independent validations at family-wise level alpha = 0.2 (10 of the independent UCB1,
-    10 of the reference against itself, an exact null): if each says `differs` with probability
-    <= 0.2, P[Binomial(20, 0.2) >= 9] = 0.010 bounds the failure probability of this test."""
+    10 of the reference against itself, an exact null). One-sided binomial test of "rate of
+    `differs` <= 0.2" at level 0.01 (a correct validator fails it with probability <= 0.01; it
+    fails at 9 or more). What it guards: a false-alarm rate of 0.5 (2.5 alpha) fails it with
+    probability 0.75; 0.6 with probability 0.94. The scale test below guards 0.1 more tightly."""
     means = [0.9, 0.8, 0.7, 0.6, 0.5]
     size = dict(horizon=120, runs=30, alpha=0.2, means=means)
     verdicts = [validate(_candidate(impl.PlainUCB1), "ucb1", seed=100 + s, **size).behaviour
                 for s in range(10)]
     itself = RegistryMechanism("thompson", 5)
     verdicts += [validate(itself, "thompson", seed=200 + s, **size).behaviour for s in range(10)]
-    assert verdicts.count("differs") <= 8
+    differs = verdicts.count("differs")
+    assert stats.binomtest(differs, 20, 0.2, alternative="greater").pvalue > 0.01, differs
 
 
 @pytest.mark.statistical
 @pytest.mark.slow
 def test_false_alarm_rate_at_scale():
-    """100 validations of the independent Anytime-Lazy-UCB at alpha = 0.1: P[Binomial(100, 0.1)
-    >= 20] = 0.0020 bounds the failure probability."""
+    """100 validations of the independent Anytime-Lazy-UCB at alpha = 0.1. One-sided binomial test
+    of "rate of `differs` <= 0.1" at level 0.002 (it fails at 20 or more); a false-alarm rate of
+    0.2 (2 alpha) fails it with probability 0.54, 0.25 with probability 0.90."""
     verdicts = [validate(_candidate(impl.PlainLazyUCB, 1.0), "anytime-lazy-ucb", epsilon=1.0,
                          horizon=300, runs=40, seed=1000 + s, alpha=0.1, audit_samples=0).behaviour
                 for s in range(100)]
-    assert verdicts.count("differs") <= 19
+    differs = verdicts.count("differs")
+    assert stats.binomtest(differs, 100, 0.1, alternative="greater").pvalue > 0.002, differs
 
 
 @pytest.mark.statistical

@@ -3,7 +3,7 @@
 Citation: B. Hu, Z. Huang, N. A. Mehta, N. Hegde. *Near-Optimal Algorithms for Differentially
 Private Online Learning in a Stochastic Environment.* arXiv:2102.07929v3 (v1 2021; v3 is
 undated, 2022 or later), Algorithm 3, Theorems 4 and 5; first in B. Hu and N. Hegde, UAI 2022.
-Spec 002 section 3.3. The epoch schedule is Anytime-Lazy-UCB's (spec 002 section 2.6).
+Alg. 3. The epoch schedule is Anytime-Lazy-UCB's (Sec. 3).
 
 Pseudocode (Algorithm 3, the paper's line numbers)::
 
@@ -17,7 +17,7 @@ Pseudocode (Algorithm 3, the paper's line numbers)::
     l.7      if N_J == 2^(r_J + 1):
     l.8          O_J <- 2^(r_J + 1); mu~_J <- (Phi_J + Lap(1/eps)) / O_J; r_J += 1; N_J, Phi_J <- 0
 
-The paper's shifted mean mu+_j is written mu_{j,O_j}; spec 002 (N1) calls it mu-check.
+The paper's shifted mean mu+_j is written mu_{j,O_j}; docs/errata.md#hj-names calls it mu-check.
 
 Privacy claim (Theorem 4): epsilon-DP for the whole action sequence under the replacement of one
 reward vector (relation ROW). True: lines 6-8 release each epoch sum once with Lap(1/eps), each
@@ -25,20 +25,19 @@ reward enters one epoch sum of the arm pulled (sensitivity 1); lines 4-5 read on
 means and fresh internal randomness (post-processing).
 
 Regret (Theorem 5): O(sum_{j: Delta_j > 0} log T / min{Delta_j, eps}) and
-O(sqrt(K T log T) + K log T / eps); spec 002 derives the explicit private part
+O(sqrt(K T log T) + K log T / eps); following the proof gives the explicit private part
 576 ln T / (Delta_j min{eps, Delta_j}) pulls, the non-private part having no explicit constant.
 
 Deviations:
-1. The shift uses the natural log, ln t (spec 002 L1: the algorithm prints "log", its proofs and
+1. The shift uses the natural log, ln t (docs/errata.md#hj-log: the algorithm prints "log", its proofs and
    App. C.1 use ln). ``log_base=2`` gives the base-2 reading, which keeps the order of regret
    but needs about 88 instead of 72 in Lemma 20's d_j.
 2. Rewards in [0, 1] are used as they come; the paper states Bernoulli rewards and points to
-   Agrawal and Goyal's Bernoulli(X) trick for bounded ones (its footnote 4, spec 002 section
-   2.1). Its Beta parameters are real-valued anyway, and the privacy proof needs only
+   Agrawal and Goyal's Bernoulli(X) trick for bounded ones (its footnote 4). Its Beta parameters are real-valued anyway, and the privacy proof needs only
    sensitivity 1.
-3. Ties go to the lowest arm by default (spec 002 G1; probability 0 under continuous samples).
+3. Ties go to the lowest arm by default (docs/errata.md#hj-ties; probability 0 under continuous samples).
 4. Beta samples come from one stream (``rng``) in round order, K per round, not from noise
-   indexed by (arm, round) (spec 002 section 6.6 G): same law; coupling by slot is for tests.
+   indexed by (arm, round): same law; coupling by slot is for tests.
 """
 
 from __future__ import annotations
@@ -91,7 +90,7 @@ class LazyDPTS(PolicyBase):
 
     # --8<-- [start:act-observe]
     def shifted_mean(self, t: int) -> np.ndarray:
-        """mu+_j(t) = Clip_[0,1](mu~_j + 3 log(t) / (eps O_j)) for every run and arm (l.4)."""
+        """``mu+_j(t) = Clip_[0,1](mu~_j + 3 log(t) / (eps O_j))`` for every run and arm (l.4)."""
         return np.clip(self.mu_tilde + 3.0 * self._log(t) / (self.epsilon * self.O), 0.0, 1.0)
 
     def act(self, t: int) -> np.ndarray:
