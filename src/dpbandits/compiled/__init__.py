@@ -39,6 +39,8 @@ __all__ = ["KERNELS", "kernel_module", "unsupported", "run_block", "KernelPolicy
 KERNELS: dict[str, str] = {
     "ucb1": "ucb1",
     "anytime-lazy-ucb": "anytime_lazy_ucb",
+    "dp-ucb-bound": "dp_ucb",
+    "dp-ucb": "dp_ucb",
     "thompson": "thompson",
     "lazy-dp-ts": "lazy_dp_ts",
     "dp-se": "dp_se",

@@ -1,0 +1,118 @@
+"""Exact: the compiled counters and the counter-based UCB kernels against the reference.
+
+The counters (Chan, Shi and Song's logarithmic, binary and hybrid mechanisms) are checked alone
+on random insertion sequences: every release and the generator's state after the sequence are
+bit-identical. The kernels of DP-UCB-BOUND, DP-UCB (Tossou & Dimitrakakis, AAAI 2016, Alg. 1-2),
+DP-UCB-INT (Alg. 3), Private-UCB (Mishra & Thakurta, UAI 2015, Alg. 1) and Hybrid-UCB (Hu, Huang
+& Mehta, arXiv:2102.07929v2, Alg. 4) are checked for bit-identical trajectories with every
+variant and parameter, on every bandit source, with both tie-breaks, for 1 run and for 33 runs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpbandits.compiled import counters
+from dpbandits.reference import Bernoulli, BetaArms, Deterministic, Table, simulate, spec
+from dpbandits.reference.mechanisms import BinaryCounter, HybridCounter, LogarithmicCounter
+
+from .identity import differing_fields
+
+pytestmark = pytest.mark.exact
+
+SOURCES = {
+    "bernoulli": Bernoulli([0.5, 0.45, 0.4, 0.5]),
+    "beta": BetaArms([2.0, 1.0, 3.0, 1.5], [2.0, 2.0, 1.0, 3.0]),
+    "table": Table(Bernoulli([0.6, 0.5, 0.4, 0.3]).table(300, np.random.default_rng(7))),
+    "deterministic": Deterministic([0.6, 0.5, 0.5, 0.3]),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The counters alone
+
+
+@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 15, 16, 17, 24, 40, 64])
+def test_pairwise_sum_is_numpys_sum(width):
+    """NumPy's row sums, with exact zeros from ``top`` on, for every row width the counters use."""
+    rng = np.random.default_rng(width)
+    for top in range(width + 1):
+        a = rng.laplace(0.0, 3.0, (5, width))
+        a[:, top:] = 0.0
+        expected = a.sum(axis=1)
+        got = [counters.pairwise_sum(a, row, width, top) for row in range(5)]
+        assert np.array_equal(expected, got)
+
+
+def _insertions(size: int, steps: int, seed: int):
+    """Random calls: a random subset of the counters (in random order) and items in [0, 1]."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        where = rng.permutation(size)[:rng.integers(0, size + 1)].astype(np.int64)
+        items = rng.random(where.size)
+        items[rng.random(where.size) < 0.2] = 1.0
+        yield where, items
+
+
+def _same_releases(make, view, insert, steps: int, seed: int = 0) -> None:
+    reference, twin = make(np.random.default_rng(seed)), make(np.random.default_rng(seed))
+    compiled = view(twin)
+    for where, items in _insertions(reference.size, steps, seed + 1):
+        reference.insert(where, items)
+        insert(compiled, where, items, twin.rng)
+        assert np.array_equal(reference.value, twin.value)
+        assert np.array_equal(reference.count, twin.count)
+    assert reference.rng.random() == twin.rng.random()      # the same number of draws
+
+
+@pytest.mark.parametrize("split", ["chan", "paper"])
+def test_hybrid_counter_releases_are_the_references(split):
+    """Up to about 600 items per counter: binary parts of up to 9 levels (pairwise sums)."""
+    _same_releases(lambda rng: HybridCounter((3, 4), 0.7, rng, split=split),
+                   counters.hybrid_from, counters.hybrid_insert, steps=1200)
+
+
+@pytest.mark.parametrize("horizon", [5, 100, 1500])
+def test_binary_counter_releases_are_the_references(horizon):
+    """Tree depths below 8 (left-to-right sums) and from 8 on (NumPy's 8 accumulators)."""
+    steps = min(horizon, 1400)
+    _same_releases(lambda rng: BinaryCounter((2, 3), 1.3, horizon, rng),
+                   counters.binary_from, counters.binary_insert, steps=steps)
+
+
+def test_binary_counter_refuses_an_item_beyond_its_horizon():
+    counter = BinaryCounter(2, 1.0, 1, np.random.default_rng(0))
+    compiled = counters.binary_from(counter)
+    where, items = np.array([0, 1]), np.array([0.5, 0.5])
+    assert counters.binary_insert(compiled, where, items, counter.rng)
+    assert not counters.binary_insert(compiled, where[:1], items[:1], counter.rng)
+    assert counter.count.tolist() == [1, 1]
+
+
+def test_logarithmic_counter_releases_are_the_references():
+    _same_releases(lambda rng: LogarithmicCounter((2, 5), 0.4, rng),
+                   counters.logarithmic_from, counters.logarithmic_insert, steps=700)
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernels
+
+CASES = [
+    ("dp-ucb-bound", {"epsilon": 0.5}),
+    ("dp-ucb-bound", {"epsilon": 2.0, "variant": "paper"}),
+    ("dp-ucb-bound", {"epsilon": 1.0, "tree_log_base": "e"}),
+    ("dp-ucb", {"epsilon": 0.5}),
+    ("dp-ucb", {"epsilon": 1.0, "variant": "paper"}),
+]
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+@pytest.mark.parametrize("tie_break", ["first", "random"])
+@pytest.mark.parametrize("name, kwargs", CASES, ids=[f"{n}-{kw}" for n, kw in CASES])
+@pytest.mark.parametrize("runs, T", [(1, 300), (33, 150)])
+def test_bit_identical(name, kwargs, tie_break, source, runs, T):
+    factory = spec(name, 4, tie_break=tie_break, **kwargs)
+    assert differing_fields(factory, SOURCES[source], T, runs, seed=11) == []
