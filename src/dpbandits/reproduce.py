@@ -1,6 +1,6 @@
 """``dpbandits reproduce``: the papers' experiments, each with its claims checked by code.
 
-Every experiment of the specs' section 5 is an :class:`Experiment`: a setting, the curves it
+Every experiment of the papers' experiments sections is an :class:`Experiment`: a setting, the curves it
 plots (:class:`Line`: an algorithm, variant and parameters), the privacy levels of its panels, and
 the paper's claims about it as :class:`Claim` objects whose ``check`` turns the simulated numbers
 into a verdict, ``supported``, ``not supported`` or ``not testable`` (e.g. a claim about T -> oo,
@@ -306,7 +306,7 @@ def _tossou(panel: str, setting: str, eps: float) -> Experiment:
         _TOSSOU_SIZES, _TOSSOU_CLAIMS,
         note=("DP-UCB-INT runs with the input epsilon of Corollary 3.2 for the panel's target "
               "(delta' = e^-10, v = 1.1) and the Lemma B.1 x-rule interval series: the paper does "
-              "not say which interval rule it used (spec 001 FLAG-16); with f = ceil(1/eps) the "
+              "not say which interval rule it used (docs/errata.md#td-int-interval); with f = ceil(1/eps) the "
               "eps' = 0.1 panels would be round-robin for most of the horizon."))
 
 
@@ -317,7 +317,7 @@ _HU_EPS = (0.1, 0.25, 0.5, 1.0, 8.0, 64.0, 128.0)
 
 
 def _hu_time(fig: str, setting: int, epsilons: tuple[float, ...]) -> Experiment:
-    claims = [Claim(f"Anytime-Lazy-UCB's regret stays below its derived bound (spec 000 s.5)",
+    claims = [Claim(f"Anytime-Lazy-UCB's regret stays below its derived bound (Hu, Huang & Mehta (2021), Sec. 6, App. I)",
                     below_bound("anytime-lazy-ucb", "hu2021.thm3"))]
     small = tuple(e for e in epsilons if e <= 1)
     large = tuple(e for e in epsilons if e >= 8)
@@ -374,7 +374,7 @@ def _chandak() -> list[Experiment]:
         tuple(Line(a, a, variant="corrected") for a in mat), (1e5, 2.0, 1e-4), "time", _CH_SIZES,
         (Claim("DPUCB-MAT's performance decreases as epsilon decreases", return_ordered_in_epsilon("dpucb-mat")),
          Claim("DPTS-MAT shows the same trend", return_ordered_in_epsilon("dpts-mat"))),
-        metric="return", note="corrected variants (round-0 noise scaled for L, spec 003 FLAG-2)")
+        metric="return", note="corrected variants (round-0 noise scaled for L, docs/errata.md#chh-round0)")
     fig4 = Experiment(
         "chandak2023-fig4", CH, "Fig. 4(a)", "chandak-synthetic",
         (Line("dpts-mat", "dpts-mat", variant="corrected"), Line("cts", "cts")), (2.0,), "time", _CH_SIZES,

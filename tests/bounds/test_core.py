@@ -1,6 +1,6 @@
 """The bound object, the regret check and the `dpbandits bounds` command.
 
-Kinds: exact (UCB1's bound against the spec's reference values; verdicts on hand-made curves),
+Kinds: exact (UCB1's bound against values worked by hand; verdicts on hand-made curves),
 statistical (UCB1 simulated against its theorem: a true bound is reported violated with
 probability at most alpha = 0.05 by construction of the Bonferroni band; the seed is fixed),
 smoke (CLI, files, errors).
@@ -28,7 +28,7 @@ def _toy(kind: str = "upper") -> Bound:
 
 @pytest.mark.exact
 def test_ucb1_reference_values_of_spec_001():
-    """Spec 001 s.4.12: UCB1 at t = 1e5 gives 308.30 (2 arms) and 1917.49 (10 arms)."""
+    """Tossou & Dimitrakakis, App. B: UCB1 at t = 1e5 gives 308.30 (2 arms) and 1917.49 (10 arms)."""
     bound = get_bound("prior.ucb1")
     assert bound.evaluate(T=1e5, gaps=[0, 0.3]) == pytest.approx(308.30, abs=0.005)
     assert bound.evaluate(T=1e5, gaps=[0, 0.35] + [0.45] * 8) == pytest.approx(1917.49, abs=0.005)

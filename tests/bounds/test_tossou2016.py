@@ -1,11 +1,11 @@
-"""Tossou & Dimitrakakis's bounds (spec 001 s.3.4, s.4, s.6).
+"""Tossou & Dimitrakakis's bounds (eq. (2.2), Theorems 3.2-3.5, Corollaries 3.1-3.2).
 
-Kinds: exact (the spec's s.4.12 reference table for Theorems 3.2, 3.3 and 3.5, B and C, eq. (2.2)'s
+Kinds: exact (the App. B reference table for Theorems 3.2, 3.3 and 3.5, B and C, eq. (2.2)'s
 values, the Lambert test vector, the accountant's C and D for the three interval rules, Corollary
 3.2's table), oracle (Corollary 3.2 inverts Corollary 3.1 in SymPy; the symbolic Theorem 3.4, the
 exact accountant and (2.2) agree with the reference modules' independent numerical code; SymPy
 limits give each explicit regret bound the leading order of its O(.) statement), property (the
-forms of Theorem 3.2 are ordered as the spec says; the closed form dominates the Lambert root;
+forms of Theorem 3.2 are ordered as their definitions imply; the closed form dominates the Lambert root;
 privacy bounds grow in epsilon and t, Theorem 3.5 falls in epsilon through f_0), statistical
 (DP-UCB-BOUND, both variants, simulated under the corrected Theorem 3.2 that applies to each;
 false alarm at most 0.05 per check by the band, fixed seed).
@@ -30,8 +30,8 @@ from dpbandits.reference.mechanisms import hybrid_error_bound
 
 TWO, TEN = [0, 0.3], [0, 0.35] + [0.45] * 8
 DELTA_1 = math.exp(-10)
-EPS_1 = 3.9643e-3          # the input epsilon for eps' = 1 (spec 001 s.4.9), f = 253
-# spec 001 s.4.12: t = 1e5, lambda_0 = 0.5; columns 2-arm eps 1, 0.1, 10-arm eps 1, 0.1
+EPS_1 = 3.9643e-3          # the input epsilon for eps' = 1 (Cor. 3.2), f = 253
+# App. B: t = 1e5, lambda_0 = 0.5; columns 2-arm eps 1, 0.1, 10-arm eps 1, 0.1
 TABLE = {
     "tossou2016.thm3.2.stated": (3381.41, 39972.65, 30442.19, 359763.32),
     "tossou2016.thm3.2.proof": (3704.50, 43203.51, 32438.15, 379722.87),
@@ -60,7 +60,7 @@ def test_theorem_3_2_for_the_chan_split_is_the_corrected_bound_at_half_epsilon()
 
 @pytest.mark.exact
 def test_the_constants_B_and_C():
-    """Spec 001 s.4.12: B = 268.350 (eps 1), 2683.50 (eps 0.1); C = 735.504, 7355.04."""
+    """App. B: B = 268.350 (eps 1), 2683.50 (eps 0.1); C = 735.504, 7355.04."""
     B = sp.sqrt(8) / (epsilon * (1 - lambda_0)) * sp.log(4 * t ** 4)
     C = 56 * (2 + sp.sqrt(sp.Rational(7, 2))) * sp.sqrt(sp.log(t)) / epsilon
     for e, b, c in [(1, 268.350, 735.504), (sp.Rational(1, 10), 2683.50, 7355.04)]:
@@ -83,7 +83,7 @@ def test_theorem_3_3_and_3_5_reference_values():
 
 @pytest.mark.exact
 def test_theorem_3_5_f0_values_come_from_lemma_b1():
-    """Spec 001 s.4.10: f_0 = 253 (constant), 124 (x-rule), 46 (y-rule) at eps' = 1."""
+    """Lemma B.1: f_0 = 253 (constant), 124 (x-rule), 46 (y-rule) at eps' = 1."""
     eps = input_epsilon(1.0, 1.1, DELTA_1)
     firsts = [int(release_points(eps, 1.1, 300, rule)[0]) for rule in ("constant", "x", "y")]
     assert firsts == [253, 124, 46]
@@ -91,7 +91,7 @@ def test_theorem_3_5_f0_values_come_from_lemma_b1():
 
 @pytest.mark.exact
 def test_lambert_root_test_vector():
-    """Spec 001 s.4.4: B = 100 gives the exact root 763.835 (a root of n = B ln n + B) and
+    """Thm 3.2: B = 100 gives the exact root 763.835 (a root of n = B ln n + B) and
     B (ln B + 7) = 1160.517."""
     B = sp.Integer(100)
     root = float(-B * sp.LambertW(-1 / (sp.E * B), -1))
@@ -102,7 +102,7 @@ def test_lambert_root_test_vector():
 
 @pytest.mark.property
 def test_closed_form_dominates_the_lambert_root():
-    """Spec 001 s.6 item 35: B (ln B + 1) <= -B W_{-1}(-1/(e B)) <= B (ln B + 7) for 1 < B <= e^396."""
+    """B (ln B + 1) <= -B W_{-1}(-1/(e B)) <= B (ln B + 7) for 1 < B <= e^396."""
     from scipy.special import lambertw
 
     B = np.geomspace(1.001, 1e150, 400)
@@ -112,8 +112,8 @@ def test_closed_form_dominates_the_lambert_root():
 
 @pytest.mark.property
 def test_forms_of_theorem_3_2_are_ordered():
-    """stated <= proof-consistent (FLAG-18, gaps <= 1); Lambert <= closed; proof <= corrected
-    (FLAG-28); corrected <= corrected at eps/2 (the Chan split); on a grid of t, eps and gaps."""
+    """stated <= proof-consistent (docs/errata.md#td-thm32-delta, gaps <= 1); Lambert <= closed; proof <= corrected
+    (docs/errata.md#td-thm32-factor2); corrected <= corrected at eps/2 (the Chan split); on a grid of t, eps and gaps."""
     grid = dict(t=np.geomspace(10, 1e9, 25)[:, None], epsilon=np.geomspace(0.01, 10, 9)[None, :])
     gaps_list = [[0, 0.01], [0, 0.3, 0.9], [0.0, 1.0], TEN]
     value = {k: [get_bound(k).evaluate(gaps=g, **grid) for g in gaps_list] for k in THM32}
@@ -175,7 +175,7 @@ def test_hybrid_mechanism_error_bound():
     b = get_bound("tossou2016.hybrid-error")
     assert b.evaluate(n=1000, gamma=1e-12, epsilon=1.0) == pytest.approx(900.0, abs=0.05)
     assert b.evaluate(n=100, gamma=1e-8, epsilon=1.0) == pytest.approx(428.2, abs=0.05)
-    assert math.isnan(b.evaluate(n=2 ** 20, gamma=0.5, epsilon=1.0))   # ln(8) < 21: FLAG-26
+    assert math.isnan(b.evaluate(n=2 ** 20, gamma=0.5, epsilon=1.0))   # ln(8) < 21: docs/errata.md#td-lemma-b2
 
 
 @pytest.mark.oracle
@@ -204,7 +204,7 @@ def test_corollary_3_2_inverts_corollary_3_1():
 
 @pytest.mark.exact
 def test_corollary_3_2_reference_table():
-    """Spec 001 s.4.9 and s.6 item 33 (v = 1.1, delta' = e^-10)."""
+    """Cor. 3.2 (v = 1.1, delta' = e^-10)."""
     cor32, cor31 = get_bound("tossou2016.cor3.2"), get_bound("tossou2016.cor3.1.advanced")
     for target, eps, inverse, f in [(1.0, 3.964317e-3, 252.2503, 253), (0.1, 4.631731e-5, 21590.20, 21591)]:
         value = cor32.evaluate(epsilon_prime=target, v=1.1, delta_prime=DELTA_1)
@@ -249,7 +249,7 @@ def test_partial_sums_agree_with_sympy_and_display_as_sums():
                                                   ("x", 397, 1.5555, 0.5823),
                                                   ("y", 400, 1.676, 0.7951)])
 def test_exact_accountant_reference_values(rule, releases, C, D):
-    """Spec 001 s.4.7, s.4.10 and s.6 item 32: eps = 3.9643e-3, v = 1.1, releases up to 1e5."""
+    """Thm 3.4, Lemma B.1: eps = 3.9643e-3, v = 1.1, releases up to 1e5."""
     exact = per_arm_accountant(EPS_1, 1.1, DELTA_1, 10 ** 5, rule)
     assert len(release_points(EPS_1, 1.1, 10 ** 5, rule)) == releases
     digits = len(str(C).split(".")[1])
@@ -257,7 +257,7 @@ def test_exact_accountant_reference_values(rule, releases, C, D):
     closed = corollary_3_1(EPS_1, 1.1, DELTA_1, 10 ** 5)
     assert round(closed.basic, 3) == 1.562 and round(closed.advanced, 3) == 1.000
     assert exact.advanced <= closed.advanced
-    assert (exact.basic <= closed.basic) == (rule != "y")      # FLAG-23: the y-rule breaks C
+    assert (exact.basic <= closed.basic) == (rule != "y")      # docs/errata.md#td-y-rule: the y-rule breaks C
 
 
 @pytest.mark.oracle
@@ -272,7 +272,7 @@ def test_symbolic_exact_accountant_matches_the_composition():
 
 @pytest.mark.property
 def test_privacy_bounds_grow_in_epsilon_and_t():
-    """Spec 001 s.6 item 36: Theorem 3.4 (both forms) and Corollary 3.1 are non-decreasing in the
+    """Theorem 3.4 (both forms) and Corollary 3.1 are non-decreasing in the
     input epsilon and in t; the exact accountant in n; Theorem 3.5 is non-increasing in epsilon
     through f_0 = ceil(1/eps)."""
     eps = np.geomspace(1e-3, 1.0, 15)[None, :]

@@ -1,6 +1,6 @@
-"""Wu & Wang's bounds (spec 004 s.4 and s.6.6).
+"""Wu & Wang's bounds (Sec. 3-4, App. C-H).
 
-Kinds: exact (the spec's s.6.6 table of upper and lower bounds, the Lemma 3 examples, presets),
+Kinds: exact (a table of upper and lower bounds worked by hand, the Lemma 3 examples, presets),
 oracle (the exact deterministic regret of RNM-FTNL(B = 0) sandwiched between Theorem 3 and
 Theorem 4; the closed form of Theorem 3 below its sum form, and against a direct mpmath sum;
 Lemma 2's identity by SymPy), smoke (guards).
@@ -22,7 +22,7 @@ from dpbandits.bounds.wu_wang2025 import lb_sum, lemma3_sum, rank_terms
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference import make
 
-# spec 004 s.6.6 item 3: K, eps, exact regret of Gumbel(2/eps) and Exp(2/eps), UB, LB (T = 2^16)
+# K, eps, exact regret of Gumbel(2/eps) and Exp(2/eps), UB, LB (T = 2^16)
 TABLE = [(8, 0.05, 239.37, 197.63, 407.36, 13.37), (8, 0.2, 59.38, 48.95, 102.59, 2.99),
          (8, 1.0, 11.44, 9.36, 21.32, 0.31), (32, 0.05, 399.34, 352.21, 678.26, 45.15),
          (32, 0.2, 99.16, 87.37, 170.31, 10.62), (32, 1.0, 19.12, 16.76, 34.86, 1.46),
@@ -40,7 +40,7 @@ def test_upper_and_lower_bound_columns_of_the_spec_table(K_, eps, gumbel, exp2, 
 @pytest.mark.oracle
 @pytest.mark.parametrize("K_, eps", [(8, 0.2), (8, 1.0)])
 def test_exact_regret_of_gumbel_noise_lies_between_theorem_3_and_theorem_4(K_, eps):
-    """The exact regret on the sorted hard instance (0, D, D, 1, ..., 1) of spec 004 s.6.6."""
+    """The exact regret on the sorted hard instance (0, D, D, 1, ..., 1) of Thm 3."""
     losses = np.array([0.0, 0.05, 0.05] + [1.0] * (K_ - 3))
     model = make("rnm-ftnl-bq", K_, epsilon=eps, rng=0, variant="paper", B=0,
                  Q="gumbel").trajectory_model()
@@ -87,7 +87,7 @@ def test_theorem_2_presets_give_the_spec_constants():
 
 @pytest.mark.exact
 def test_printed_theorem_2_drops_the_factor_two_of_regret_up():
-    """Spec A11: with the same (c_1, c_2) the corrected Delta_min term is twice the printed one."""
+    """docs/errata.md#ww-thm2-factor2: with the same (c_1, c_2) the corrected Delta_min term is twice the printed one."""
     printed, corrected = get_bound("wu-wang.thm2.printed"), get_bound("wu-wang.thm2.exp-gumbel")
     terms = rank_terms([0, 0.05, 0.05, 1, 1, 1], epsilon=100.0)   # no gap above eps
     assert terms["H_epsilon"] == 0 and terms["k_epsilon"] == 0
@@ -103,7 +103,7 @@ def test_printed_theorem_2_drops_the_factor_two_of_regret_up():
     (np.array([0, 0.05, 0.05] + [1] * 16), 2.77, 5.31, 7.19),
     (np.array([0, 0.05, 0.05] + [1] * 92), 4.71, 8.80, 11.12)])
 def test_lemma_3_examples(a, low, value, high):
-    """Spec 004 s.6.6 item 2: sum f(r) <= (1+ln2)/ln2 ln sum e^{-a_i} <= (1+ln2) log2 K."""
+    """sum f(r) <= (1+ln2)/ln2 ln sum e^{-a_i} <= (1+ln2) log2 K."""
     assert lemma3_sum(a) == pytest.approx(low, abs=0.006)
     middle = (1 + math.log(2)) / math.log(2) * math.log(np.exp(-a).sum())
     assert middle == pytest.approx(value, abs=0.006)
@@ -112,7 +112,7 @@ def test_lemma_3_examples(a, low, value, high):
 
 @pytest.mark.oracle
 def test_lemma_2_identity_symbolically():
-    """f'(x) - ln2 f(x) = -ln2 Var_w(2^x a) for three actions (spec 004 s.4.10)."""
+    """f'(x) - ln2 f(x) = -ln2 Var_w(2^x a) for three actions (Lemmas 2-3)."""
     x = sp.Symbol("x", real=True)
     a = sp.symbols("a1:4", real=True)
     w = [sp.exp(-2 ** x * ai) for ai in a]

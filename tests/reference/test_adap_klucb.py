@@ -1,4 +1,4 @@
-"""AdaP-KLUCB (and its AdaP-UCB index): spec 002 section 3.7.2 and the G items of section 6.6.
+"""AdaP-KLUCB (and its AdaP-UCB index): Sec. 6 (AdaP-KLUCB, Azize & Basu 2022).
 
 Kinds: exact (initialisation, episodes and their draws, zero and scripted noise against an
 independent scalar implementation, forgetfulness, the indexes by hand, anytime, bad input),
@@ -47,7 +47,7 @@ def kl_index_scalar(p: float, d: float) -> float:
 
 
 def index_scalar(kind, mu, n, t, epsilon, alpha):
-    """One arm's index at t_l = t, from the formulas of spec 002 section 3.7.2."""
+    """One arm's index at t_l = t, from the formulas of Sec. 6 (AdaP-KLUCB, Azize & Basu 2022)."""
     if kind == "ucb":
         return (mu + math.sqrt(alpha * math.log(2 * t) / (2 * n))
                 + alpha * math.log(t) / (epsilon * n))
@@ -250,7 +250,7 @@ def test_kl_index_is_the_largest_feasible_q(p, d):
 
 @pytest.mark.exact
 def test_indexes_by_hand():
-    """Spec 002 section 3.7.2 at t_l = 10, alpha = 3.1, eps = 0.5, with mu~ = (0.6, 0.2) and
+    """Sec. 6 (AdaP-KLUCB, Azize & Basu 2022) at t_l = 10, alpha = 3.1, eps = 0.5, with mu~ = (0.6, 0.2) and
     n = (4, 16). UCB, eq. (7): mu~ + sqrt(3.1 ln 20 / (2n)) + 3.1 ln 10 / (0.5 n). KL: the shifted
     mean clips to 1 for n = 4 (index 1) and is 0.2 + 3.1 ln 10 / 8 = 1.0923 -> 1 for n = 16 too;
     at t_l = 3, n = 16, the shift 3.1 ln 3 / 8 = 0.4257 gives p = 0.6257, d = 3.1 ln 3 / 16."""

@@ -1,7 +1,7 @@
-"""Anytime-Lazy-UCB: spec 002 section 6.1 (and spec 000 section 6.1).
+"""Anytime-Lazy-UCB: Algorithm 1 of the journal version (Algorithm 1 of Hu, Huang & Mehta 2021).
 
 Kinds: exact (schedule, draws, zero noise, index, laziness, anytime), statistical (the
-analytic privacy value of item 8, regret sanity).
+analytic privacy value of P{J_3 = 1}, regret sanity).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def test_anytime_prefixes_agree_and_counts_add_up():
 
 @pytest.mark.statistical
 def test_analytic_privacy_value_of_the_first_decision():
-    """Spec 002 s.6.1 item 8: P{J_3 = 1} = 1 - (2 + eps)/4 e^-eps (0.72409 at eps = 1) under
+    """P{J_3 = 1} = 1 - (2 + eps)/4 e^-eps (0.72409 at eps = 1) under
     X_1(1) = 1 and 1/2 under X_1(1) = 0, so the log-ratios 0.370 and 0.594 stay below eps.
 
     40000 runs per table: the standard deviation of each frequency is at most 0.0025; the test
@@ -132,7 +132,7 @@ def test_analytic_privacy_value_of_the_first_decision():
 
 @pytest.mark.statistical
 def test_pull_counts_respect_the_derived_bound():
-    """Spec 002 s.6.1 item 9: mean n_j(T) < 192 ln T / (Delta_j min(Delta_j, eps)).
+    """mean n_j(T) < 192 ln T / (Delta_j min(Delta_j, eps)).
 
     The bound is loose by orders of magnitude at T = 3000; a failure would mean a broken index.
     """

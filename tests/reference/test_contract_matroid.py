@@ -70,7 +70,7 @@ def test_actions_are_bases_and_claim_present(name, variant, kind):
     bases = {tuple(sorted(A)) for A in result.actions.reshape(-1, m.rank).tolist()}
     assert all(m.is_basis(B) for B in bases)
     assert (result.pulls.sum(axis=1) == T * m.rank).all()
-    assert (result.pseudo_regret >= -1e-9).all()                             # T-E15
+    assert (result.pseudo_regret >= -1e-9).all()                             # pseudo-regret is never negative
     assert np.all(np.diff(result.pseudo_regret, axis=1) >= -1e-9)
     policy = make(name, m.L, epsilon=2.0, rng=0, variant=variant, matroid=m)
     assert policy.super_arm_size == m.rank and policy.feedback == "semi"

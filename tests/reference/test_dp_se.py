@@ -1,4 +1,4 @@
-"""DP-SE: spec 000 section 6.4 (and spec 002 section 3.7.1), and the reconstruction's constants.
+"""DP-SE (Sajed & Sheffet 2019, as docs/algorithms/dp-se.md reconstructs it) and its constants.
 
 Kinds: exact (epoch lengths by hand, the elimination threshold at its boundary, zero and scripted
 noise against an independent scalar Successive Elimination, the Laplace draws, the horizon, bad
@@ -125,7 +125,7 @@ def test_the_two_roundings_differ_only_at_integers():
 @given(e=st.integers(1, 20), S=st.integers(2, 200),
        epsilon=st.floats(1e-3, 1e3), beta=st.floats(1e-12, 1.0))
 def test_threshold_is_at_most_half_the_epoch_gap(e, S, epsilon, beta):
-    """Spec 000 section 3.6: R_e makes h_e, c_e <= Delta_e / 8, so 2(h_e + c_e) <= Delta_e / 2,
+    """Hu, Huang & Mehta (2021), Sec. 6 (DP-SE, Sajed & Sheffet 2019): R_e makes h_e, c_e <= Delta_e / 8, so 2(h_e + c_e) <= Delta_e / 2,
     with either rounding."""
     for rounding in ("ceil", "plus-one"):
         R = epoch_length(e, S, epsilon, beta, rounding)
@@ -288,14 +288,14 @@ def test_bad_input_and_claim():
 
 @pytest.mark.statistical
 def test_best_arm_survives_and_far_arms_go_after_epoch_one():
-    """Spec 002 setting 1 means, eps = 1, beta = 1e-6. With probability at least 1 - beta per
+    """The journal version's setting 1 means, eps = 1, beta = 1e-6. With probability at least 1 - beta per
     run every release is within h_e + c_e of its mean (module docstring); then the best arm is
     never eliminated, and arms with gap > 4(h_1 + c_1) = 0.28 leave after epoch 1, pulled exactly
     R_1 times. Over 200 runs the failure probability is at most 200 beta = 2e-4 (union bound)."""
     means = [0.75, 0.625, 0.5, 0.375, 0.25]
     beta, T, runs = 1e-6, 12_000, 200
     R1 = int(epoch_length(1, 5, 1.0, beta))
-    assert 2 * elimination_threshold(1, 5, R1, 1.0, beta) < 0.375   # 4 (h_1 + c_1) < the gap
+    assert 2 * elimination_threshold(1, 5, docs/errata.md#hj-thm9-plus-one, 1.0, beta) < 0.375   # 4 (h_1 + c_1) < the gap
     assert 5 * R1 < T
     rewards = np.random.default_rng(5).random((T, runs, 5)) < np.array(means)
     policy = DPSE(5, epsilon=1.0, runs=runs, rng=np.random.default_rng(6), T=T, beta=beta)

@@ -1,5 +1,5 @@
-"""DP-UCB (Tossou & Dimitrakakis, Algorithm 2): spec 001 sections 3.7 and 6, properties 24-26,
-FLAG-11, FLAG-12, and the privacy claims of both variants (FLAG-8).
+"""DP-UCB (Tossou & Dimitrakakis, Algorithm 2): Alg. 2 and 6, properties 24-26,
+docs/errata.md#td-same-noise, docs/errata.md#td-zero-insertion, and the privacy claims of both variants (docs/errata.md#td-hybrid-budget).
 
 Kinds: exact (lockstep insertions with zeros from round 1, zero-noise index by hand, equality
 with UCB1 without noise, neighbouring tables, draws and scales, anytime, bad input), oracle (the
@@ -33,7 +33,7 @@ def item_losses(scales: list[float]) -> np.ndarray:
     """Privacy loss of each item of one hybrid mechanism whose m-th insertion drew at scales[m-1]:
     the sum of 1/scale over the noised sums containing the item. Draw m noises the logarithmic
     block (m/2, m] at m = 2^j, else the binary node of level i = lowest set bit of
-    tau = m - 2^k, covering items m - 2^i + 1 .. m (spec 001 sections 3.2-3.4)."""
+    tau = m - 2^k, covering items m - 2^i + 1 .. m (Sec. 2 (logarithmic mechanism)-3.4)."""
     loss = np.zeros(len(scales) + 1)
     for m, scale in enumerate(scales, start=1):
         if is_power(m):
@@ -48,7 +48,7 @@ def item_losses(scales: list[float]) -> np.ndarray:
 @pytest.mark.exact
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_mechanism_receives_an_item_every_round_zeros_for_unplayed_arms(variant):
-    """Property 25 and FLAG-12: rounds 1..K play arms 1..K in order; after round t every
+    """Property 25 and docs/errata.md#td-zero-insertion: rounds 1..K play arms 1..K in order; after round t every
     mechanism holds t items (zeros included from round 1 on), K draws per run and round; with
     zero noise an unplayed arm's sum is unchanged; n_{a,t} grows only for the played arm."""
     runs, K, T = 4, 3, 100
@@ -89,7 +89,7 @@ def test_zero_noise_index_by_hand():
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("tie_break", ["first", "random"])
 def test_zero_noise_actions_equal_ucb1(variant, tie_break):
-    """Property 26: with zero noise and the same rewards and tie-breaking, DP-UCB acts exactly as
+    """with zero noise and the same rewards and tie-breaking, DP-UCB acts exactly as
     UCB1, in every run of a batch. Rewards are multiples of 1/8, so every sum is exact and ties
     (frequent here) are real ties for both."""
     runs, K, T = 8, 3, 400
@@ -134,7 +134,7 @@ def test_changing_one_reward_changes_one_mechanism_for_a_fixed_history():
 @pytest.mark.oracle
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_draw_scales_and_the_worst_privacy_loss_match_the_claim(variant):
-    """FLAG-8 on the policy: at round t every mechanism draws at 1/eps_L (t = 2^j) or
+    """docs/errata.md#td-hybrid-budget on the policy: at round t every mechanism draws at 1/eps_L (t = 2^j) or
     floor(log2 t)/eps_B; a reward at round t is item t of its arm's mechanism, so the worst
     round (2^k + 1) loses eps_L + eps_B: eps for corrected (holds), 2 eps for paper (false)."""
     eps, K, T = 1.4, 2, 70
@@ -164,7 +164,7 @@ def test_draw_scales_and_the_worst_privacy_loss_match_the_claim(variant):
 @pytest.mark.statistical
 @pytest.mark.parametrize("variant, eps", [("corrected", 0.8), ("paper", 1.0)])
 def test_every_arm_has_the_same_noise_law(variant, eps):
-    """FLAG-11 (S): after t = 11 rounds every mechanism holds 11 items, so for every arm the
+    """docs/errata.md#td-same-noise (S): after t = 11 rounds every mechanism holds 11 items, so for every arm the
     variance of s_a(t) - (true sum) over 20,000 runs is hybrid_error_variance(11) of the
     variant's split, whichever arm was played. Within 5 standard errors (from the fourth
     moment): failure probability < 6e-7 per arm under the normal approximation, < 2e-6 in all."""

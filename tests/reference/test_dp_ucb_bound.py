@@ -1,5 +1,5 @@
-"""DP-UCB-BOUND (Tossou & Dimitrakakis, Algorithm 1): spec 001 sections 3.6 and 6, properties 20-24,
-and the privacy claims of both variants (FLAG-8).
+"""DP-UCB-BOUND (Tossou & Dimitrakakis, Algorithm 1): Alg. 1 and 6, properties 20-24,
+and the privacy claims of both variants (docs/errata.md#td-hybrid-budget).
 
 Kinds: exact (initialisation, one insertion per round, nu_a and its reference values, zero-noise
 index and actions by hand, neighbouring tables, draws and scales, anytime, bad input), oracle
@@ -47,7 +47,7 @@ def item_losses(scales: list[float]) -> np.ndarray:
     """Privacy loss of each item of one hybrid mechanism whose m-th insertion drew at scales[m-1]:
     the sum of 1/scale over the noised sums containing the item. Draw m noises the logarithmic
     block (m/2, m] at m = 2^j, else the binary node of level i = lowest set bit of
-    tau = m - 2^k, covering items m - 2^i + 1 .. m (spec 001 sections 3.2-3.4)."""
+    tau = m - 2^k, covering items m - 2^i + 1 .. m (Sec. 2 (logarithmic mechanism)-3.4)."""
     loss = np.zeros(len(scales) + 1)
     for m, scale in enumerate(scales, start=1):
         if is_power(m):
@@ -85,7 +85,7 @@ def test_init_and_one_insertion_per_round_into_the_played_arm(variant):
 
 @pytest.mark.exact
 def test_nu_reference_values_and_power_of_two_branch():
-    """Property 22: the spec's values (paper, eps = 1, log2): nu(3, 1) = nu(3, 2) = 16.350,
+    """Values worked by hand (paper, eps = 1, log2): nu(3, 1) = nu(3, 2) = 16.350,
     nu(101, 3) = 145.107, nu(101, 64) = 56.135, nu(1e5, 1000) = 1471.33; corrected doubles
     them (eps/2 per part); for n not a power of 2, nu equals (2.2) at gamma = t^-4."""
     cases = [(3, 1, 16.350), (3, 2, 16.350), (101, 3, 145.107), (101, 64, 56.135),
@@ -109,7 +109,7 @@ def test_nu_reference_values_and_power_of_two_branch():
 
 @pytest.mark.exact
 def test_nu_reads_only_t_and_the_counts():
-    """Property 22: the same action sequence on different rewards gives the same nu_a."""
+    """the same action sequence on different rewards gives the same nu_a."""
     K, T = 3, 80
     tables = [Bernoulli([0.7, 0.5, 0.2]).table(T, np.random.default_rng(s)) for s in (3, 4)]
     first = DPUCBBound(K, epsilon=0.5, rng=np.random.default_rng(5))
@@ -125,7 +125,7 @@ def test_nu_reads_only_t_and_the_counts():
 @pytest.mark.exact
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_zero_noise_index_is_the_empirical_mean_plus_radius_plus_nu_by_hand(variant):
-    """Property 23: with zero noise s_a(t)/n_{a,t} is the empirical mean of every run, and the
+    """with zero noise s_a(t)/n_{a,t} is the empirical mean of every run, and the
     action is the argmax of mean + sqrt(2 ln t / n) + nu_a / n computed independently."""
     runs, K, T, eps = 6, 3, 300, 4.0
     eps_part = hybrid_budgets(eps, SPLIT[variant])[0]
@@ -164,7 +164,7 @@ def test_one_index_by_hand():
 
 @pytest.mark.exact
 def test_changing_one_reward_changes_one_mechanism_for_a_fixed_history():
-    """Property 24: replace row tau of the table; with the action history held fixed and the
+    """replace row tau of the table; with the action history held fixed and the
     same scripted noise, only the mechanism of arm a_tau releases different sums, from tau on."""
     K, T, tau = 3, 60, 23
     table = Bernoulli([0.6, 0.5, 0.4]).table(T, np.random.default_rng(9))
@@ -184,7 +184,7 @@ def test_changing_one_reward_changes_one_mechanism_for_a_fixed_history():
 @pytest.mark.oracle
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_draw_scales_and_the_worst_privacy_loss_match_the_claim(variant):
-    """FLAG-8 on the policy: arm j's m-th reward draws at 1/eps_L (m = 2^j) or k/eps_B, with
+    """docs/errata.md#td-hybrid-budget on the policy: arm j's m-th reward draws at 1/eps_L (m = 2^j) or k/eps_B, with
     (eps_L, eps_B) = (eps/2, eps/2) corrected and (eps, eps) paper; the worst reward loses
     eps_L + eps_B (at reward 2^k + 1 of an arm), which is the claim's proven epsilon: eps
     (holds) or 2 eps (false)."""

@@ -1,11 +1,10 @@
-"""DP-UCB-INT: spec 001 section 6 items 27-33, 36-38, the reference values of sections
-4.7-4.10 and the FLAG-14 counterexample.
+"""DP-UCB-INT: Alg. 3, Lemma 3.1, Theorem 3.4, Corollaries 3.1-3.2, Lemma B.1 and the docs/errata.md#td-int-loop counterexample.
 
 Kinds: exact (start, release schedule, draws, scales, frozen index, reference values of the
 accountant and corollaries, claims, bad input), oracle (a step-by-step model of Algorithm 3;
-Theorem 3.4 against mpmath; the exact likelihood of the FLAG-14 event), property (Lemma B.1
+Theorem 3.4 against mpmath; the exact likelihood of the docs/errata.md#td-int-loop event), property (Lemma B.1
 intervals, monotonicity, the chain accountant <= Theorem 3.4 <= Corollary 3.1), statistical
-(the FLAG-14 event on the policy's own actions, regret sanity).
+(the docs/errata.md#td-int-loop event on the policy's own actions, regret sanity).
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ from dpbandits.reference.bandit.dp_ucb_int import (
 )
 from dpbandits.reference.noise import ScriptedNoise
 
-DELTA = math.exp(-10)            # the experiments' delta' (spec 001 section 5.1)
-EPS_1 = input_epsilon(1.0, 1.1, DELTA)      # input eps for eps' = 1 (spec 001 section 4.9)
+DELTA = math.exp(-10)            # the experiments' delta' (Sec. 4)
+EPS_1 = input_epsilon(1.0, 1.1, DELTA)      # input eps for eps' = 1 (Cor. 3.2)
 EPS_01 = input_epsilon(0.1, 1.1, DELTA)     # ... for eps' = 0.1
 RTOL = 1e-12
 
@@ -101,7 +100,7 @@ def model_run(variant: str, interval: str, bonus: str, K: int = 3, epsilon: floa
 @pytest.mark.parametrize("interval", ["constant", "x", "y"])
 @pytest.mark.parametrize("bonus", ["frozen", "fresh"])
 def test_policy_matches_a_step_by_step_model_of_algorithm_3(variant, interval, bonus):
-    """Items 27-29 at once: round-robin start of K f_0 steps, sums include it (FLAG-13),
+    """Items 27-29 at once: round-robin start of K f_0 steps, sums include it (docs/errata.md#td-int-init),
     releases at the rule's points with one draw each at scale n^(v/2-1), x_hat = s/n + Lap +
     sqrt(2 ln t / n), argmax with lowest-index ties; R-C recomputes the bonus every round."""
     policy, draws, _ = model_run(variant, interval, bonus)
@@ -153,7 +152,7 @@ def test_laplace_draws_equal_release_points_reached_in_every_run(interval):
 
 @pytest.mark.exact
 def test_noise_scale_does_not_depend_on_epsilon():
-    """Item 29 (FLAG-15): inputs eps = 0.3 and 0.26 both give f = 4; with the same rewards and
+    """(docs/errata.md#td-int-noise-scale): inputs eps = 0.3 and 0.26 both give f = 4; with the same rewards and
     script they draw at the same scales n^(v/2-1) and take the same actions."""
     table = Bernoulli([0.7, 0.5, 0.4]).table(200, np.random.default_rng(6))
     values = np.random.default_rng(7).uniform(-1, 1, 600).tolist()
@@ -206,7 +205,7 @@ def test_corrected_pulls_come_in_whole_intervals(interval):
 
 @pytest.mark.exact
 def test_paper_variant_redraws_an_unpulled_arms_mean_every_round():
-    """FLAG-14 (literal reading): while an arm's count sits at a multiple of f it is released
+    """docs/errata.md#td-int-loop (literal reading): while an arm's count sits at a multiple of f it is released
     afresh in every round, so its x_hat changes although its data do not."""
     policy, draws, _ = model_run("paper", "constant", "frozen", K=2, epsilon=0.5, T=60)
     assert draws.sum() > (policy.n // 2).sum()     # more draws than release points reached
@@ -243,7 +242,7 @@ def test_anytime_prefixes_agree():
 
 @pytest.mark.statistical
 def test_experiment_setting_learns_the_best_arm():
-    """Spec 001 section 5.1, 2 arms (0.9, 0.6), input eps for eps' = 1 (f = 253), T = 5000:
+    """Sec. 4, 2 arms (0.9, 0.6), input eps for eps' = 1 (f = 253), T = 5000:
     the round-robin start costs 506 rounds, after which noise of scale n^(-0.45) <= 0.083 is far
     below the gap. Measured at this seed: mean share of the best arm 0.93 over 100 runs, standard
     deviation 0.035 across runs (least share 0.70). The test asks for > 0.8, over 30 standard
@@ -309,7 +308,7 @@ def test_accountant_reference_values_against_corollary_3_1():
     """Item 32, sections 4.7 and 4.10: eps = eps(eps'=1), v = 1.1, delta' = e^-10, releases up
     to n_a = 1e5. Constant f = 253: C = 1.482 <= 1.562, D = 0.4925 <= 1.000. x-rule (397
     releases): C = 1.5555, D = 0.5823, both within. y-rule (400 releases): D = 0.7951 <= 1 but
-    C = 1.676 > 1.562 (FLAG-23)."""
+    C = 1.676 > 1.562 (docs/errata.md#td-y-rule)."""
     cor = corollary_3_1(EPS_1, 1.1, DELTA, 10 ** 5)
     assert cor.basic == pytest.approx(1.5617, abs=5e-5)
     assert cor.advanced == pytest.approx(1.0, abs=1e-12)
@@ -344,8 +343,8 @@ def test_composition_by_hand():
 
 @pytest.mark.oracle
 def test_theorem_3_4_against_mpmath():
-    """Theorem 3.4 (corrected form, FLAG-21) against 30-digit sums; Corollary 3.1's zeta too.
-    Section 6 FLAG-14 values: eps = 0.5, v = 1.5 gives a pure branch 2.535 at t = 20 and 3.857
+    """Theorem 3.4 (corrected form, docs/errata.md#td-thm34-typos) against 30-digit sums; Corollary 3.1's zeta too.
+    Section 6, docs/errata.md#td-int-loop values: eps = 0.5, v = 1.5 gives a pure branch 2.535 at t = 20 and 3.857
     at t = 60."""
     eps, v, delta, t = 0.37, 1.27, 1e-6, 1500
     with mpmath.workdps(30):
@@ -423,7 +422,7 @@ def test_claims_of_both_variants():
 @pytest.mark.exact
 def test_pure_claims_per_rule_and_variant():
     """Theorem 3.4's pure branch at t: holds for constant f and the x-rule, unproven for the
-    y-rule at t = 1e5 (C = 1.676 > eps sum n^(-v/2)), false for the printed loop (FLAG-14)."""
+    y-rule at t = 1e5 (C = 1.676 > eps sum n^(-v/2)), false for the printed loop (docs/errata.md#td-int-loop)."""
     t = 10 ** 5
     claimed = theorem_3_4(EPS_1, 1.1, DELTA, t).basic
     for interval, status in (("constant", "holds"), ("x", "holds"), ("y", "unproven")):
@@ -438,7 +437,7 @@ def test_pure_claims_per_rule_and_variant():
     assert DPUCBInt(2, epsilon=0.5, v=1.5, rng=0, variant="paper").pure_claim(20).status == "false"
 
 
-# --- FLAG-14: the printed loop breaks the pure branch (items 37-38) ----------------------------
+# --- docs/errata.md#td-int-loop: the printed loop breaks the pure branch ----------------------------
 
 V_FLAG = 1.5
 B2 = 2 ** (V_FLAG / 2 - 1)               # arm 2's noise scale at count 2
@@ -490,7 +489,7 @@ def log_prob_arm_2_idle(w: int, m2: float, variant: str) -> float:
 
 @pytest.mark.oracle
 def test_flag_14_exact_likelihood_ratios():
-    """Items 37-38 (FLAG-14, review R3): ln Pr_D(E_w)/Pr_D'(E_w) = 0.165, 0.976, 2.358, 4.462
+    """(docs/errata.md#td-int-loop): ln Pr_D(E_w)/Pr_D'(E_w) = 0.165, 0.976, 2.358, 4.462
     at w = 5, 9, 14, 20 under the printed loop, above the pure claim 2.535 at t = 20; under R-B
     it stays below the one release's loss 2^(-3/4) = 0.595 (Lemma 3.1 at n = 2)."""
     ratios = {w: log_prob_arm_2_idle(w, 0.0, "paper") - log_prob_arm_2_idle(w, 0.5, "paper")

@@ -1,7 +1,8 @@
 """Full-information algorithms: FTL, Hedge, naive FTNL, RNM-FTNL (Hu et al.), RNM-FTNL(B, Q).
 
-Spec 000 section 6.3, spec 002 section 6.3 and spec 004 section 6 as tests.
-Kinds: exact (schedules, zero-noise behaviour, coupled locality, the specs' exact regret and
+FTNL (Hu, Huang & Mehta 2021, Alg. 2-3), RNM-FTNL (journal version, Alg. 4) and
+RNM-FTNL(B, Q) (Wu & Wang, Alg. 1) as tests.
+Kinds: exact (schedules, zero-noise behaviour, coupled locality, exact regret worked by hand and
 probability values), statistical (fixed seeds, failure probabilities stated per test).
 """
 
@@ -51,7 +52,7 @@ def test_hu_epoch_zero_plays_action_one(name):
 @pytest.mark.exact
 @pytest.mark.parametrize("name, scale", [("rnm-ftnl", 1.0), ("naive-ftnl", 4.0)])
 def test_one_rnm_call_per_completed_epoch_with_k_draws(name, scale):
-    """Spec 002 6.3 item 2: floor(log2(T + 1)) calls by round T, each K draws at scale 1/eps
+    """floor(log2(T + 1)) calls by round T, each K draws at scale 1/eps
     (paper RNM-FTNL) or K/eps (naive), on that epoch's sums only."""
     K, T = 4, 22
     rng = ScriptedNoise()
@@ -67,7 +68,7 @@ def test_one_rnm_call_per_completed_epoch_with_k_draws(name, scale):
 @pytest.mark.exact
 @pytest.mark.parametrize("name", ["naive-ftnl", "rnm-ftnl"])
 def test_zero_noise_plays_the_leader_of_the_last_epoch(name):
-    """Spec 002 6.3 item 4: with zero noise the epoch-(s+1) action is the argmax of epoch s's sums."""
+    """with zero noise the epoch-(s+1) action is the argmax of epoch s's sums."""
     K, T = 3, 31
     table = np.random.default_rng(4).random((T, K))
     policy = make(name, K, epsilon=1.0, rng=ScriptedNoise())
@@ -86,7 +87,7 @@ def test_zero_noise_plays_the_leader_of_the_last_epoch(name):
 @pytest.mark.parametrize("name", EPOCH_ALGORITHMS)
 @pytest.mark.parametrize("changed_round", [1, 5, 9, 20])
 def test_a_change_in_epoch_s_can_move_only_the_epoch_s_plus_1_action(name, changed_round):
-    """Spec 000/002 6.3 item 3, spec 004 6.1 item 4: coupled through the seed (noise and resampling
+    """coupled through the seed (noise and resampling
     draws do not depend on the data), actions outside epoch s + 1 are pathwise identical."""
     T, K = 40, 3
     table = np.random.default_rng(5).random((T, K))
@@ -104,7 +105,7 @@ def test_a_change_in_epoch_s_can_move_only_the_epoch_s_plus_1_action(name, chang
 @pytest.mark.exact
 @pytest.mark.parametrize("name", EPOCH_ALGORITHMS + ["ftl", "hedge"])
 def test_the_action_at_t_ignores_rows_t_and_later(name):
-    """Spec 004 6.1 item 5: tables that agree on rows < t give the same actions up to t."""
+    """tables that agree on rows < t give the same actions up to t."""
     T, K, t = 30, 3, 17
     table = np.random.default_rng(6).random((T, K))
     other = table.copy()
@@ -115,7 +116,7 @@ def test_the_action_at_t_ignores_rows_t_and_later(name):
 
 @pytest.mark.statistical
 def test_wu_wang_first_action_is_uniform():
-    """Spec 004 6.1 item 2: I_1 uniform over K = 5; chi-square on 5000 runs, false failure <= 1e-6."""
+    """I_1 uniform over K = 5; chi-square on 5000 runs, false failure <= 1e-6."""
     actions = run_actions("rnm-ftnl-bq", np.full((1, 5), 0.5), seed=11, runs=5000)
     assert stats.chisquare(np.bincount(actions[:, 0], minlength=5)).pvalue > 1e-6
 
@@ -124,7 +125,7 @@ def test_wu_wang_first_action_is_uniform():
 
 @pytest.mark.exact
 def test_hu_counterexample_through_the_algorithm():
-    """Spec 000 6.3 item 5: K = 5, eps = 1, X(1) = e_1 vs 1 - e_1, event 'action 1 at round 2'."""
+    """K = 5, eps = 1, X(1) = e_1 vs 1 - e_1, event 'action 1 at round 2'."""
     X = np.array([[1.0, 0, 0, 0, 0], [0.5] * 5])
     X_prime = np.array([[0.0, 1, 1, 1, 1], [0.5] * 5])
     for variant, p, q in [("paper", 0.43566, 0.07503), ("corrected", 0.30884, 0.12327)]:
@@ -137,7 +138,7 @@ def test_hu_counterexample_through_the_algorithm():
 
 @pytest.mark.exact
 def test_hu_k2_epoch_3_rare_event():
-    """Spec 002 6.3 item 5: G = (0, 8) vs (1, 7) at epoch 3, Lap(1/eps), loss 1.7769."""
+    """G = (0, 8) vs (1, 7) at epoch 3, Lap(1/eps), loss 1.7769."""
     table = np.tile([0.0, 1.0], (16, 1))
     other = table.copy()
     other[10] = [1.0, 0.0]
@@ -149,7 +150,7 @@ def test_hu_k2_epoch_3_rare_event():
 
 @pytest.mark.exact
 def test_wu_wang_exponential_erratum_through_the_algorithm():
-    """Spec 004 6.4 item 2: K = 2, losses (1,0),(1,0) vs (1,0),(0,1) in epoch 2, event I_4 = 1:
+    """K = 2, losses (1,0),(1,0) vs (1,0),(0,1) in epoch 2, event I_4 = 1:
     probabilities e^(-2 eps)/2 vs 1/2 for Exp(1/eps); Exp(2/eps) loses exactly eps."""
     L = np.array([[0.5, 0.5], [1.0, 0.0], [1.0, 0.0], [0.5, 0.5]])
     L_prime = L.copy()
@@ -202,7 +203,7 @@ def test_log_probability_of_a_trajectory_that_switches_inside_an_epoch_is_minus_
 @pytest.mark.parametrize("Q, expected", [("laplace", 0.944368), ("exponential", 0.801508),
                                          ("gumbel", 0.942281)])
 def test_bernoulli_resampling_oracle(Q, expected):
-    """Spec 004 6.2 item 4: mu = (0.2, 0.5) losses, T = 7, eps = 1, B = 1 (paper scales)."""
+    """mu = (0.2, 0.5) losses, T = 7, eps = 1, B = 1 (paper scales)."""
     model = make("rnm-ftnl-bq", 2, epsilon=1.0, rng=0, variant="paper", B=1, Q=Q).trajectory_model()
     assert model.deterministic_pseudo_regret(1 - np.array([0.2, 0.5]), 7) == pytest.approx(expected, abs=1e-6)
     corrected = make("rnm-ftnl-bq", 2, epsilon=1.0, rng=0, B=1, Q="exponential").trajectory_model()
@@ -211,7 +212,7 @@ def test_bernoulli_resampling_oracle(Q, expected):
 
 @pytest.mark.statistical
 def test_resampling_makes_the_law_depend_on_the_means_only():
-    """Spec 004 6.2 item 4: B = 1 on the deterministic losses (0.2, 0.5) has the regret of the
+    """B = 1 on the deterministic losses (0.2, 0.5) has the regret of the
     exact oracle 0.801508 (Exp(1/eps)); 20000 runs, |z| < 5 fails with probability < 1e-6."""
     f = spec("rnm-ftnl-bq", 2, epsilon=1.0, variant="paper", B=1, Q="exponential")
     result = simulate(f, Deterministic.from_losses([0.2, 0.5]), 7, runs=20_000, seed=17)
@@ -233,7 +234,7 @@ def test_resampling_0_1_tables_is_the_identity_in_law():
                                                 ("exponential", 1, (0.49335, 0.30976, 0.19689)),
                                                 ("laplace", 2, (0.40746, 0.32887, 0.26367))])
 def test_lemma_1_monotonicity_oracle(Q, scale, expected):
-    """Spec 004 4.4: mu = (0.2, 0.35, 0.5), eps = 0.7, B = 1, an epoch of 4 rounds."""
+    """Wu & Wang, Lemma 1: mu = (0.2, 0.35, 0.5), eps = 0.7, B = 1, an epoch of 4 rounds."""
     model = EpochRNM(3, np.full(3, 1 / 3), Q, scale / 0.7, resample=True)
     law = model.law_given_rows(np.broadcast_to(1 - np.array([0.2, 0.35, 0.5]), (4, 3)))
     np.testing.assert_allclose(law, expected, atol=1e-5)
@@ -242,7 +243,7 @@ def test_lemma_1_monotonicity_oracle(Q, scale, expected):
 
 @pytest.mark.exact
 def test_monotonicity_fails_without_resampling():
-    """Spec 004 6.2 item 6 (the corrected A13 example): l_1 = 0.3; l_2 = 0.25 w.p. 0.8, 1 w.p. 0.2;
+    """Wu & Wang's Sec. 3.1 example, corrected (its printed P[J_1 = 2] = 0.8 at eps = infinity is 0.2): l_1 = 0.3; l_2 = 0.25 w.p. 0.8, 1 w.p. 0.2;
     epoch 1 (one round), Gumbel(2/eps). B = 0 gives 0.4556 at eps = 10, 0.7393 at eps = 100."""
     def p_second(eps, resample):
         model = EpochRNM(2, np.full(2, 0.5), "gumbel", 2 / eps, resample=resample)
@@ -255,7 +256,7 @@ def test_monotonicity_fails_without_resampling():
 
 # --- regret in the deterministic setting ------------------------------------------------------
 
-DETERMINISTIC_ORACLE = {  # spec 004 6.5 item 4: (losses, T) -> regret for Lap2, Exp1, Exp2, Gumbel2
+DETERMINISTIC_ORACLE = {  # (losses, T) -> regret for Lap2, Exp1, Exp2, Gumbel2
     ((0.0, 1.0), 3): (1.258163, 0.867879, 1.106531, 1.255081),
     ((0.0, 0.5, 1.0), 7): (2.627140, 1.648343, 2.378907, 2.694733),
     ((0.0, 0.5, 1.0), 10): (3.244007, 1.775458, 2.820479, 3.331917),
@@ -278,7 +279,7 @@ def test_deterministic_regret_oracle(key):
 @pytest.mark.parametrize("Q, variant, expected", [("gumbel", "paper", 11.44), ("exponential", "corrected", 9.36),
                                                   ("exponential", "paper", 4.49), ("laplace", "paper", 11.13)])
 def test_theorem_3_and_4_sandwich_row(Q, variant, expected):
-    """Spec 004 6.6 item 3, row K = 8, eps = 1, T = 2^16: the exact regret, between the lower bound
+    """Row K = 8, eps = 1, T = 2^16: the exact regret, between the lower bound
     (0.31, closed form) and the upper bound 1 + 4 (1 + ln 2) log2 K / eps = 21.32."""
     means = 1 - np.array([0.0, 0.05, 0.05, 1, 1, 1, 1, 1])
     model = make("rnm-ftnl-bq", 8, epsilon=1.0, rng=0, variant=variant, B=0, Q=Q).trajectory_model()
@@ -332,7 +333,7 @@ def test_hedge_regret_below_its_bound():
 @pytest.mark.statistical
 @pytest.mark.parametrize("name", ["rnm-ftnl", "rnm-ftnl-bq", "naive-ftnl", "ftl"])
 def test_regret_respects_the_theorem_12_lower_bound(name):
-    """Spec 002 6.3 item 7 (plumbing): on P_1 with K = 10, Delta = 0.1, eps = 1 and T above the
+    """on P_1 with K = 10, Delta = 0.1, eps = 1 and T above the
     theorem's threshold, the mean regret of 100 runs exceeds 0.0098 ln K / eps."""
     source = lower_bound_instance(10, 0.1)
     T = math.ceil(max(math.log(10) / (16 * 0.01), math.log(10) / (10 * 0.1)))
@@ -344,7 +345,7 @@ def test_regret_respects_the_theorem_12_lower_bound(name):
 
 @pytest.mark.exact
 def test_cyclic_instance_matches_the_spec_example():
-    """Spec 004 4.8, K = 6: mu^(1) = (0, D, 1, 1, 1, D), mu^(2) = (D, 0, D, 1, 1, 1) as losses."""
+    """Wu & Wang, Thm 3, K = 6: mu^(1) = (0, D, 1, 1, 1, D), mu^(2) = (D, 0, D, 1, 1, 1) as losses."""
     D = 0.05
     np.testing.assert_allclose(1 - cyclic_instance(6, D, 1).means, [0, D, 1, 1, 1, D])
     np.testing.assert_allclose(1 - cyclic_instance(6, D, 2).means, [D, 0, D, 1, 1, 1])
@@ -357,7 +358,7 @@ def test_cyclic_instance_matches_the_spec_example():
 
 @pytest.mark.exact
 def test_lower_bound_instances_are_delta_apart_in_total_variation():
-    """Spec 002 6.3 item 7: TV(P_i, P_j) = Delta, by enumeration of {0,1}^K for K = 4."""
+    """TV(P_i, P_j) = Delta, by enumeration of {0,1}^K for K = 4."""
     K, D = 4, 0.15
     outcomes = np.array(np.meshgrid(*[[0, 1]] * K, indexing="ij")).reshape(K, -1).T
     def law(j):

@@ -1,4 +1,4 @@
-"""The greedy basis oracle (Algorithm 1): spec 003 section 2.6 and T-O2 to T-O5, T-O7, T-O8.
+"""The greedy basis oracle (Algorithm 1): Alg. 1 and T-O2 to T-O5, T-O7, T-O8.
 
 Kinds: property (greedy against brute force over all bases of small random matroids of every
 kind, with negative and tied scores; every computation method against the generic oracle path;

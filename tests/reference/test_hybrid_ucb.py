@@ -1,10 +1,10 @@
-"""Hybrid-UCB: spec 000 section 6.2 and the worst-case privacy loss of both variants (A5).
+"""Hybrid-UCB (Alg. 4, App. E of Hu, Huang & Mehta 2021) and the worst-case privacy loss of both variants (docs/errata.md#hhm-hybrid-tree).
 
 Kinds: exact (init, zero noise, partition and node sets, draws, index, anytime), oracle (the
 privacy loss of every observation, from the draws the code makes and an independent model of
 the tree), statistical (regret sanity).
 
-The model below names every noise variable by its logical slot (spec 000 section 6.5):
+The model below names every noise variable by its logical slot:
 ``("Z", q)`` is array q's variable, ``("Y", r, l, m)`` the variable of node (l, m) of tree r,
 which covers leaves (m-1) 2^l + 1 .. m 2^l, i.e. an arm's observations 2^r + (m-1) 2^l ..
 2^r + m 2^l - 1.
@@ -32,7 +32,7 @@ def tree_of(n: int) -> tuple[int, int]:
 
 
 def release_slots(n: int) -> set[tuple]:
-    """Noise in the private mean after an arm's n-th observation (spec 000 s.3.2 partition).
+    """Noise in the private mean after an arm's n-th observation (Alg. 4, App. E partition).
 
     Arrays 0..r-1 (the first 2^r - 1 observations), then one node per set bit of tau, highest
     first; for n = 1 only Z^(0).
@@ -191,7 +191,7 @@ def test_zero_noise_gives_the_exact_mean_of_all_observations_in_every_run():
 
 @pytest.mark.exact
 def test_state_after_a_filled_tree_is_the_next_partition():
-    """Item 3 (state): r_j = floor(log2(O_j + 1)) at all times, and with zero noise F~ holds the
+    """(state): r_j = floor(log2(O_j + 1)) at all times, and with zero noise F~ holds the
     first 2^r_j - 1 observations, the array being filled and tree r_j the rest."""
     policy = HybridUCB(2, epsilon=1.0, rng=ScriptedNoise(seed=6))
     x = np.random.default_rng(7).random(80)
@@ -266,7 +266,7 @@ def exact_privacy_losses(variant: str, epsilon: float, trees: int = 6) -> np.nda
 @pytest.mark.oracle
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_worst_case_privacy_loss_of_each_variant(variant):
-    """Spec 000 A5. Paper: leaf 1 of tree r (observation 2^r) lies in r+1 released nodes at
+    """docs/errata.md#hhm-hybrid-tree. Paper: leaf 1 of tree r (observation 2^r) lies in r+1 released nodes at
     Lap(2r/eps) and in array r at Lap(2/eps): (1/2 + (r+1)/(2r)) eps, worst 1.5 eps at r = 1.
     Corrected: at most eps, attained at every 2^r. The claim objects state the same numbers."""
     eps = 1.3
@@ -301,7 +301,7 @@ def test_variants_and_bad_input():
 
 @pytest.mark.statistical
 def test_large_epsilon_learns_the_best_arm():
-    """Spec 000 C2: at eps = 64 Hybrid-UCB is close to UCB1 with log2 radii. Over 100 runs of
+    """At eps = 64 Hybrid-UCB is close to UCB1 with log2 radii. Over 100 runs of
     T = 3000 on means (0.8, 0.5) the mean share of the best arm is 0.90 with standard error
     0.0013 (measured at this seed); the test asks for more than 0.75, over 100 standard errors
     away: failure probability for a correct implementation below 1e-4 by Chebyshev, and far

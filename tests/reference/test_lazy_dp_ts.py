@@ -1,7 +1,8 @@
-"""Lazy-DP-TS: spec 002 section 6.2 (with the laziness and forgetfulness of section 6.1 item 5).
+"""Lazy-DP-TS: Alg. 3 of the journal version, with the laziness and forgetfulness it shares
+with Anytime-Lazy-UCB.
 
 Kinds: exact (schedule, draws, zero noise, posterior parameters, clipping, coupled laziness and
-forgetfulness, anytime), oracle (item 5 by numerical integration), statistical (item 5 by
+forgetfulness, anytime), oracle (P{J_3 = 1} by numerical integration), statistical (the same by
 simulation, against the integrated value).
 """
 
@@ -32,7 +33,7 @@ class RecordingBeta(ScriptedNoise):
 
 
 class SlotCoupled(ScriptedNoise):
-    """Noise indexed by logical slot (spec 002 section 6.6 G): theta_j(t) is the inverse Beta CDF
+    """Noise indexed by logical slot : theta_j(t) is the inverse Beta CDF
     of a uniform fixed per (round, arm), so that two runs share it whatever the parameters; the
     Laplace draws are a script, shared while the two runs complete the same epochs in order."""
 
@@ -59,7 +60,7 @@ def drive(policy, table):
 
 @pytest.mark.exact
 def test_init_pulls_every_arm_in_order_and_draws_no_beta():
-    """Item 1 (s.6.1 item 1): rounds 1..K pull 1..K; mu~_j = X_j(j) + L_j; no Beta draw yet."""
+    """Item 1: rounds 1..K pull 1..K; mu~_j = X_j(j) + L_j; no Beta draw yet."""
     rng = RecordingBeta(values=[0.5, -0.25, 0.125])
     policy = LazyDPTS(3, epsilon=2.0, rng=rng)
     table = np.array([[0.3, 0.9, 0.1], [0.2, 0.4, 0.6], [1.0, 1.0, 0.0]])
@@ -71,7 +72,7 @@ def test_init_pulls_every_arm_in_order_and_draws_no_beta():
 
 @pytest.mark.exact
 def test_schedule_one_draw_per_full_epoch_and_zero_noise_mean_of_last_epoch():
-    """Item 1 (s.6.1 items 2, 3, 6): mu~_j changes only when n_j becomes 2^m - 1, with one
+    """Item 1: mu~_j changes only when n_j becomes 2^m - 1, with one
     Lap(1/eps) draw; with zero noise it is the mean of pulls 2^r .. 2^(r+1) - 1 only."""
     rng = RecordingBeta(seed=1)
     K, T = 3, 400
@@ -145,7 +146,7 @@ def test_clipping_cases():
 
 @pytest.mark.exact
 def test_rewards_of_an_unfinished_epoch_never_change_decisions():
-    """s.6.1 item 5(a): rewards in epochs not complete by T are never used. Coupled by the seed:
+    """rewards in epochs not complete by T are never used. Coupled by the seed:
     the Beta parameters do not change, so neither does the generator's stream."""
     T = 300
     table = Bernoulli([0.6, 0.5]).table(T, np.random.default_rng(7))
@@ -162,7 +163,7 @@ def test_rewards_of_an_unfinished_epoch_never_change_decisions():
 
 @pytest.mark.exact
 def test_a_reward_acts_only_while_its_epoch_is_the_last_processed_one():
-    """s.6.1 item 5(c), noise coupled by slot: a reward in epoch r of arm j cannot change the
+    """Noise coupled by slot: a reward in epoch r of arm j cannot change the
     decisions up to the round that completes epoch r, then moves mu~_j by exactly 1/2^r; if the
     decisions still agree when epoch r+1 completes, the reward is forgotten: the final states
     are identical and the decisions agree forever."""
@@ -202,7 +203,7 @@ def test_a_reward_acts_only_while_its_epoch_is_the_last_processed_one():
 
 @pytest.mark.exact
 def test_anytime_prefixes_agree():
-    """Item 1 (s.6.1 item 7): no horizon in the constructor; prefixes of coupled runs agree."""
+    """Item 1: no horizon in the constructor; prefixes of coupled runs agree."""
     table = Bernoulli([0.6, 0.5, 0.4]).table(500, np.random.default_rng(9))
     f = spec("lazy-dp-ts", 3, epsilon=1.0)
     short = simulate(f, Table(table), 200, seed=1, record_actions=True)
@@ -213,7 +214,7 @@ def test_anytime_prefixes_agree():
 
 
 def first_decision_probability(x11: float, eps: float) -> float:
-    """P{J_3 = 1} for K = 2, X_1(1) = x11, X_2(2) = 0 (item 5), by numerical integration.
+    """P{J_3 = 1} for K = 2, X_1(1) = x11, X_2(2) = 0, by numerical integration.
 
     At t = 3 both arms have O = 1, so theta_j ~ Beta(m_j + 1, 2 - m_j) with
     m_j = Clip(X_j + L_j + 3 ln 3 / eps), L_j ~ Lap(1/eps) independent. The law of m_j has atoms

@@ -1,9 +1,9 @@
-"""DPUCB-MAT, DPTS-MAT, OMM and CTS, and the matroid datasets: spec 003 section 6.
+"""DPUCB-MAT, DPTS-MAT, OMM and CTS, and the matroid datasets (Chandak, Hu & Hegde, Alg. 1-3, Sec. 5).
 
-Kinds: exact (epoch schedule T-A1/T-A2, Laplace draws T-A3, forgetfulness T-A4, laziness T-A5,
-the golden index T-A6, causality T-A7, locality T-A8, the K = 1 reduction to Anytime-Lazy-UCB
-T-A10, the baselines' means T-A11, claims, datasets and loader errors), oracle (the round-0
-known positive T-P12 by numerical integration against the spec's values), statistical (the
+Kinds: exact (epoch schedule, Laplace draws, forgetfulness, laziness,
+the index worked by hand, causality, locality, the K = 1 reduction to Anytime-Lazy-UCB,
+the baselines' means, claims, datasets and loader errors), oracle (the round-0
+known positive docs/errata.md#chh-round0 by numerical integration), statistical (the
 algorithm's first decision against that integral, DPTS-MAT's posterior variance, regret order).
 """
 
@@ -52,7 +52,7 @@ def synthetic_weights(T, runs, seed):
             (rng.random((T, runs, 7)) < means).astype(float))
 
 
-# --- T-A1 to T-A5: the lazy, forgetful DP estimator ---------------------------------------------
+# --- the lazy, forgetful DP estimator ---------------------------------------------
 
 @pytest.mark.exact
 @pytest.mark.parametrize("name", PRIVATE)
@@ -119,7 +119,7 @@ def test_corrected_variant_uses_eps_over_L_only_while_T_is_one(name):
     np.testing.assert_allclose(paper.inv_eps_T, 3 / 2.0)
 
 
-# --- T-A6: the golden index values ---------------------------------------------------------------
+# --- the index, worked by hand --------------------------------------------------------------------
 
 def at_T_equal_4(name, variant):
     """Three arms, all played every round (rank 3); zero noise; last epoch (plays 3..6) mean 1/2."""
@@ -135,7 +135,7 @@ def at_T_equal_4(name, variant):
 @pytest.mark.exact
 @pytest.mark.parametrize("variant", ["paper", "corrected"])
 def test_golden_ucb_value(variant):
-    """Spec 003 section 3.1: K = 3, t = 10, T_e = 4, eps = 2, w~ = 0.5 gives U = 5.9235002."""
+    """Alg. 2: K = 3, t = 10, T_e = 4, eps = 2, w~ = 0.5 gives U = 5.9235002."""
     U = at_T_equal_4("dpucb-mat", variant).index(10)
     np.testing.assert_allclose(U, 5.9235002, atol=5e-8)
     assert math.sqrt(3 * math.log(30) / 4) == pytest.approx(1.5971531, abs=5e-8)
@@ -173,7 +173,7 @@ def test_dpts_posterior_variance_is_one_over_T():
     assert abs(expected - stats.norm.cdf(1 / math.sqrt(1.5))) > 0.019
 
 
-# --- T-P12: the round-0 known positive --------------------------------------------------------------
+# --- docs/errata.md#chh-round0: the round-0 known positive --------------------------------------------------------------
 
 def laplace_cdf(x, mu, b):
     z = (x - mu) / b
@@ -217,12 +217,12 @@ W0_PRIME = (0, 0, 0, 1, 1, 1, 1)
 
 @pytest.mark.oracle
 def test_round_zero_privacy_loss_exceeds_epsilon_as_printed():
-    """Spec 003 T-P12: eps = 2, K = 3 (Lap(1.5)): P = 0.22034 vs 0.023378 by the spec's
+    """docs/errata.md#chh-round0: eps = 2, K = 3 (Lap(1.5)): P = 0.22034 vs 0.023378 by
     Monte Carlo integration (s.e. 0.0013 in the log), loss 2.243 > 2; with the corrected
     Lap(L/eps) = Lap(3.5) the same event gives about 0.98 < 2.
 
     The quadrature gives 0.2204109 vs 0.0233308 (loss 2.2457); a plain Monte Carlo of 2e7 draws
-    per side (0.220342 +- 0.00009, 0.0233255 +- 0.00003) agrees with it, and the spec's values
+    per side (0.220342 +- 0.00009, 0.0233255 +- 0.00003) agrees with it, and these values
     lie within their stated error."""
     p = probability_first_basis_is_e1_e2_e3(W0, 1.5)
     q = probability_first_basis_is_e1_e2_e3(W0_PRIME, 1.5)
@@ -276,7 +276,7 @@ def test_claims_follow_the_flag_register():
         assert claim.status == "non-private" and claim.claimed is None
 
 
-# --- T-A7, T-A8: causality and locality -----------------------------------------------------------
+# --- causality and locality -----------------------------------------------------------
 
 def table_environment(T, seed):
     rng = np.random.default_rng(seed)
@@ -302,7 +302,7 @@ def test_a_round_never_influences_earlier_decisions(name):
 @pytest.mark.exact
 @pytest.mark.parametrize("name", PRIVATE)
 def test_a_change_in_round_s_acts_only_after_an_epoch_containing_s_completes(name):
-    """Spec 003 T-A8: same seed, w_s replaced: decisions agree up to and including the first
+    """same seed, w_s replaced: decisions agree up to and including the first
     round that completes, for an arm of A^s, the epoch holding its round-s observation."""
     T = 200
     m, X, X0 = table_environment(T, seed=8)
@@ -327,7 +327,7 @@ def test_a_change_in_round_s_acts_only_after_an_epoch_containing_s_completes(nam
     assert checked > 5
 
 
-# --- T-A10: K = 1 reduces to Anytime-Lazy-UCB's schedule and index ------------------------------
+# --- K = 1 reduces to Anytime-Lazy-UCB's schedule and index ------------------------------
 
 @pytest.mark.exact
 def test_rank_one_uniform_matroid_is_anytime_lazy_ucb():
@@ -355,7 +355,7 @@ def test_rank_one_uniform_matroid_is_anytime_lazy_ucb():
     assert dp.rng.n_draws == alu.rng.n_draws and dp.s_e.max() >= 4
 
 
-# --- T-A11: the baselines --------------------------------------------------------------------------
+# --- the baselines --------------------------------------------------------------------------------
 
 @pytest.mark.exact
 def test_omm_uses_the_mean_of_all_observations_and_ucb1_radius():
@@ -406,7 +406,7 @@ def test_cts_forms():
 
 @pytest.mark.statistical
 def test_regret_orders_with_epsilon_and_against_the_baselines():
-    """Spec 003 T-E16 on a short horizon (n = 1500, 200 runs, seed fixed): mean pseudo-regret
+    """On a short horizon (n = 1500, 200 runs, seed fixed): mean pseudo-regret
     DPUCB-MAT(1e-4) > DPUCB-MAT(2) > OMM, and DPTS-MAT(2) < DPUCB-MAT(2). Each comparison
     requires the one-sided 99.99% Student-t intervals of the means to be disjoint (failure
     probability below 1e-4 per comparison when the true order holds with that margin)."""

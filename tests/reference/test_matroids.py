@@ -1,4 +1,4 @@
-"""Matroids and their independence oracles: spec 003 section 2.5 and T-O1, T-O6.
+"""Matroids and their independence oracles: Sec. 5 and T-O1, T-O6.
 
 Kinds: property (the three matroid axioms, rank and loops by brute force over every subset of
 small random instances of each kind, against independent definitions of independence), oracle

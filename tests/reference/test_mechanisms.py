@@ -1,4 +1,5 @@
-"""Noise mechanisms: spec 001 sections 3.1-3.4, eq. (2.2) (section 4.2), properties 1-19.
+"""Noise mechanisms: the Laplace mechanism (Fact B.1), the logarithmic, binary and hybrid counters of
+Sec. 2 (Chan, Shi & Song), eq. (2.2) / Lemma B.2.
 
 Kinds: exact (schedules, draws, scales, zero and scripted noise, reference tables), oracle (the
 release's noise set, variance and per-item privacy loss from the draws the code records and an
@@ -36,7 +37,7 @@ from dpbandits.reference.mechanisms import (
 from dpbandits.reference.noise import ScriptedNoise
 
 SPLITS = ("chan", "paper")
-N_TERMS_1_16 = [1, 2, 3, 3, 4, 4, 5, 4, 5, 5, 6, 5, 6, 6, 7, 5]          # spec 001 property 12
+N_TERMS_1_16 = [1, 2, 3, 3, 4, 4, 5, 4, 5, 5, 6, 5, 6, 6, 7, 5]          # worked by hand: one log term + set bits
 VAR_PAPER_1_16 = [2, 4, 6, 6, 14, 14, 22, 8, 26, 26, 44, 26, 44, 44, 62, 10]  # property 13
 
 
@@ -252,7 +253,7 @@ def test_hybrid_release_is_the_prefix_sum_plus_the_predicted_noise(split):
 
 @pytest.mark.exact
 def test_hybrid_noise_terms_reference_values_and_unit_noise_count():
-    """Property 12: N(1..16) from the spec; with every draw equal to 1, H(n) - S(n) = N(n)."""
+    """N(1..16) worked by hand; with every draw equal to 1, H(n) - S(n) = N(n)."""
     assert [hybrid_noise_terms(n) for n in range(1, 17)] == N_TERMS_1_16
     N = 300
     counter = HybridCounter(1, 1.0, ScriptedNoise(values=[1.0] * N))
@@ -286,7 +287,7 @@ def test_hybrid_item_at_a_power_of_two_enters_only_the_logarithmic_part():
 
 @pytest.mark.exact
 def test_hybrid_release_is_idempotent_and_draws_nothing():
-    """Property 15: reading the release draws no noise and changes nothing."""
+    """reading the release draws no noise and changes nothing."""
     rng = ScriptedNoise(values=np.linspace(-1, 1, 11))
     counter = HybridCounter((2, 3), 1.0, rng)
     for _ in range(5):
@@ -302,7 +303,7 @@ def test_hybrid_release_is_idempotent_and_draws_nothing():
 @pytest.mark.exact
 @pytest.mark.parametrize("split", SPLITS)
 def test_hybrid_error_variance_reference_values_and_oracle(split):
-    """Property 13: the spec's table (eps = 1; chan is 4x paper), and for n = 1..200 and
+    """A table worked by hand (eps = 1; chan is 4x paper), and for n = 1..200 and
     eps = 0.6 the sum of 2 b^2 over the scales the code actually drew for release n."""
     factor = 4 if split == "chan" else 1
     assert [hybrid_error_variance(n, 1.0, split) for n in range(1, 17)] == pytest.approx(
@@ -413,7 +414,7 @@ def noised_nodes(i: int, N: int) -> int:
 @pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.parametrize("N", [64, 77])
 def test_exact_privacy_loss_of_each_item(split, N):
-    """Property 19 and FLAG-8: the loss of item i is eps_L at a power of 2, otherwise
+    """Property 19 and docs/errata.md#td-hybrid-budget: the loss of item i is eps_L at a power of 2, otherwise
     eps_L [its logarithmic block is released] + eps_B m_i / k; the maximum is eps_L + eps_B
     (eps for chan, 2 eps for paper), attained at items 2^k + 1 once 2^(k+1) is reached."""
     eps = 1.1

@@ -1,4 +1,4 @@
-"""Private-UCB (Mishra and Thakurta, UAI 2015): spec 001 section 3.9 and FLAG-17.
+"""Private-UCB (Mishra and Thakurta, UAI 2015): Sec. 4 (Private-UCB, Mishra & Thakurta 2015) and docs/errata.md#td-private-ucb.
 
 Kinds: exact (reference values of Gamma, the trees at eps/K, zero and scripted noise, the
 index, the horizon, the claim, bad input), oracle (each private total against an independent
@@ -23,7 +23,7 @@ RTOL = 1e-12
 
 @pytest.mark.exact
 def test_gamma_reference_values():
-    """Spec 001 section 3.9 (ln, eps = 1, T = 1e5): K = 2: Gamma_3 = 5048.47, Gamma_T = 16091.59
+    """Sec. 4 (Private-UCB, Mishra & Thakurta 2015) (ln, eps = 1, T = 1e5): K = 2: Gamma_3 = 5048.47, Gamma_T = 16091.59
     (= Gamma with the fixed gamma = T^-4); K = 10: Gamma_11 = 34264.26, Gamma_T = 82591.22."""
     T = 10 ** 5
     assert confidence_relaxation(2, T, 1.0, 3) == pytest.approx(5048.47, abs=5e-3)
@@ -140,7 +140,7 @@ def test_needs_the_horizon_and_refuses_rounds_past_it():
 
 @pytest.mark.exact
 def test_gamma_rule_T_uses_the_same_relaxation_every_round():
-    """FLAG-17 option: with gamma = T^-4 Gamma_t = Gamma_T, so the index differs from the
+    """docs/errata.md#td-private-ucb option: with gamma = T^-4 Gamma_t = Gamma_T, so the index differs from the
     default rule's by (Gamma_T - Gamma_t) / n_a only."""
     K, T = 2, 100
     fixed = PrivateUCB(K, epsilon=1.0, T=T, rng=ScriptedNoise(seed=7), gamma_rule="T")
@@ -187,7 +187,7 @@ def test_bad_input_is_refused():
 
 @pytest.mark.statistical
 def test_relaxation_dominates_at_eps_1_and_vanishes_at_large_eps():
-    """Spec 001 section 5.2 item 4 ("Private-UCB performs worse"): at eps = 1, T = 3000 the term
+    """Sec. 4 ("Private-UCB performs worse"): at eps = 1, T = 3000 the term
     Gamma_t / n_a (Gamma_t from 1.9e3 to 5.5e3) swamps the gap 0.3, so the pulls stay nearly
     balanced; at eps = 1e4 it is negligible and the algorithm behaves like UCB1. Measured at
     these seeds over 200 runs: best-arm share 0.520 (sd 0.005 across runs) and 0.961 (sd 0.009).

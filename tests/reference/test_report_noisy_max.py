@@ -1,6 +1,6 @@
 """Report-noisy-max: exact output laws, the epoch schedule, and sampling against the laws.
 
-Kinds: exact (closed forms and the specs' worked values), oracle (mpmath quadrature, an
+Kinds: exact (closed forms and values worked by hand), oracle (mpmath quadrature, an
 independent permute-and-flip sampler), property (Hypothesis invariances), statistical (Monte Carlo
 frequencies against the exact laws; fixed seeds, failure probabilities stated per test).
 """
@@ -33,7 +33,7 @@ def loss(p_event_0: float, p_event_1: float) -> float:
     ("gumbel", 2.0, (0.338887, 0.238810, 0.277457, 0.144845)),
 ])
 def test_spec_004_oracle_values(noise, scale, expected):
-    """Spec 004 section 6.3 item 4: G = (0.3, 1.0, 0.7, 2.0), u = -G, eps = 1."""
+    """G = (0.3, 1.0, 0.7, 2.0), u = -G, eps = 1."""
     p = probabilities(-np.array([0.3, 1.0, 0.7, 2.0]), noise, scale)
     np.testing.assert_allclose(p, expected, atol=1e-6)
     assert p.sum() == pytest.approx(1.0, abs=1e-12)
@@ -41,7 +41,7 @@ def test_spec_004_oracle_values(noise, scale, expected):
 
 @pytest.mark.exact
 def test_k2_closed_forms_on_a_grid():
-    """Spec 004 section 3.6: K = 2 closed forms of P[J = 1] in d = G_1 - G_2 (losses)."""
+    """Alg. 1 line 16: K = 2 closed forms of P[J = 1] in d = G_1 - G_2 (losses)."""
     for beta in (0.5, 1.0, 2.0):
         for d in np.linspace(-5, 5, 21):
             scores = np.array([-d, 0.0])
@@ -96,7 +96,7 @@ def test_issue_worked_privacy_losses():
     (10, 1.0, 2, 0.16367, 0.06067),
 ])
 def test_spec_002_e1_table(K, eps, scale_mult, p_x, p_x_prime):
-    """Spec 002 E1: epoch 0, X(1) = e_1 vs 1 - e_1, event 'action 1 at round 2'."""
+    """docs/errata.md#rnm-laplace: epoch 0, X(1) = e_1 vs 1 - e_1, event 'action 1 at round 2'."""
     e1 = np.eye(K)[0]
     assert probabilities(e1, "laplace", scale_mult / eps)[0] == pytest.approx(p_x, abs=1e-5)
     assert probabilities(1 - e1, "laplace", scale_mult / eps)[0] == pytest.approx(p_x_prime, abs=1e-5)
@@ -110,7 +110,7 @@ def test_spec_002_e1_table(K, eps, scale_mult, p_x, p_x_prime):
     ("gumbel", 2.0, 0.5, 0.620115, 1.0000),
 ])
 def test_spec_004_single_rnm_privacy_losses(noise, scale, epoch1, epoch2, large):
-    """Spec 004 section 3.7 table (K = 2, eps = 1, event J = action 1; losses G vs G')."""
+    """Sec. 3.1 table (K = 2, eps = 1, event J = action 1; losses G vs G')."""
     def privacy_loss(G, G_prime):
         return loss(probabilities(-np.array(G), noise, scale)[0],
                     probabilities(-np.array(G_prime), noise, scale)[0])
@@ -140,7 +140,7 @@ def test_laplace_law_against_mpmath():
 
 @pytest.mark.exact
 def test_exponential_noise_is_not_softmax():
-    """Spec 004 section 6.3 item 2: u = (0, -1), beta = 1."""
+    """u = (0, -1), beta = 1."""
     assert probabilities(np.array([0.0, -1.0]), "exponential", 1.0)[1] == pytest.approx(0.18394, abs=1e-5)
     assert probabilities(np.array([0.0, -1.0]), "gumbel", 1.0)[1] == pytest.approx(0.26894, abs=1e-5)
 
@@ -231,7 +231,7 @@ def test_exponential_law_against_an_independent_permute_and_flip_sampler():
 
 @pytest.mark.exact
 def test_epoch_schedule():
-    """Spec 004 section 6.1 item 1: (T, L, N) triples, and the rounds add up to T."""
+    """(T, L, N) triples, and the rounds add up to T."""
     triples = [(3, 2, 2), (4, 3, 3), (5, 3, 3), (6, 4, 3), (7, 4, 3), (8, 4, 4), (9, 4, 4),
                (10, 5, 4), (16, 5, 5), (17, 5, 5), (18, 6, 5)]
     for T, L, N in triples:

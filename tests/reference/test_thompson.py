@@ -1,4 +1,4 @@
-"""Thompson Sampling with Beta priors: spec 002 section 3.2 (the non-private reference).
+"""Thompson Sampling with Beta priors: Alg. 2 (the non-private reference).
 
 Kinds: exact (posterior parameters from round 1, counts, batch bookkeeping), statistical
 (it learns).

@@ -113,8 +113,8 @@ class RegistryMechanism(Mechanism):
         self.claimed = self.claim.claimed
         label = f"{self.name}[{self.variant}]" if len(cls.variants) > 1 else self.name
         self.label = label + "".join(f" {k}={v}" for k, v in sorted(self.params.items()))
-        if self.backend == "compiled":
-            self.label += " (compiled)"
+        self.backends_used: set[str] = set()
+        """The backends that actually ran this mechanism's samples (``auto`` resolves per call)."""
 
     @property
     def relation(self) -> NeighbourRelation:
@@ -124,6 +124,7 @@ class RegistryMechanism(Mechanism):
         factory, source, T, n = self._job(table, n)
         result = simulate(factory, source, T, runs=n, seed=seed, record_actions=True,
                           workers=self.workers, client=self.client, backend=self.backend)
+        self.backends_used.add(result.backend)
         return result.actions
 
     def sample_many(self, requests: list[tuple[Table, int, int]]) -> list[np.ndarray]:

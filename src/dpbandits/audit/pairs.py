@@ -6,7 +6,7 @@ matroid algorithms). :func:`candidate_pairs` builds the candidates an audit scre
 selection sample: a base table drawn from an environment; the steps that differ are the first
 rounds, the rounds at which the algorithm releases something (epoch boundaries, where it declares
 them) and the middle of the horizon; the changed row takes extreme values (one arm 1 and the
-others 0 against the reverse; all 0 against all 1). :data:`KNOWN_PAIRS` holds the specs' worked
+others 0 against the reverse; all 0 against all 1). :data:`KNOWN_PAIRS` holds the worked
 worst cases, which are tried first.
 """
 
@@ -115,34 +115,34 @@ def _set(row: np.ndarray, a: int, value: float) -> np.ndarray:
     return out
 
 
-# --- the specs' worked worst cases --------------------------------------------------------------
+# --- the worked worst cases (docs/errata.md)-------------------------------------------------------
 
 def _hu_k5_epoch0(K: int, T: int) -> list[Pair]:
-    """Spec 000/002 E1: X(1) = e_1 vs 1 - e_1 at epoch 0 (loss 1.759 at K = 5 for Lap(1/eps))."""
+    """docs/errata.md#rnm-laplace: X(1) = e_1 vs 1 - e_1 at epoch 0 (loss 1.759 at K = 5 for Lap(1/eps))."""
     X = np.full((T, K), 0.5)
     e0 = np.eye(K)[0]
     return [Pair(Table(_replace(X, 1, e0)), Table(_replace(X, 1, 1 - e0)), 1,
-                 "spec 002 E1: round 1 e_1 vs 1 - e_1")]
+                 "docs/errata.md#rnm-laplace: round 1 e_1 vs 1 - e_1")]
 
 
 def _wu_wang_epoch2(K: int, T: int) -> list[Pair]:
-    """Spec 004 E1: losses (1,0),(1,0) vs (1,0),(0,1) in rounds 2-3 (exactly 2 eps for Exp(1/eps))."""
+    """docs/errata.md#ww-exponential: losses (1,0),(1,0) vs (1,0),(0,1) in rounds 2-3 (exactly 2 eps for Exp(1/eps))."""
     X = np.full((T, K), 0.5)
     bad = np.eye(K)[1]                  # reward (0, 1, ...): loss (1, 0, ...) on action 0
     X[1] = bad
     X[2] = bad
     Y = X.copy()
     Y[2] = np.eye(K)[0]
-    return [Pair(Table(X), Table(Y), 3, "spec 004 E1: rounds 2-3 losses (1,0),(1,0) vs (1,0),(0,1)")]
+    return [Pair(Table(X), Table(Y), 3, "docs/errata.md#ww-exponential: rounds 2-3 losses (1,0),(1,0) vs (1,0),(0,1)")]
 
 
 def _tossou_flag_14(K: int, T: int) -> list[Pair]:
-    """Spec 001 FLAG-14: arm 1 always pays 1; arm 2's first reward (round 2) is 0 vs 1."""
+    """docs/errata.md#td-int-loop: arm 1 always pays 1; arm 2's first reward (round 2) is 0 vs 1."""
     X = np.zeros((T, K))
     X[:, 0] = 1.0
     Y = X.copy()
     Y[1, 1] = 1.0
-    return [Pair(Table(X), Table(Y), 2, "spec 001 FLAG-14: arm 2's first reward 0 vs 1")]
+    return [Pair(Table(X), Table(Y), 2, "docs/errata.md#td-int-loop: arm 2's first reward 0 vs 1")]
 
 
 KNOWN_PAIRS: dict[str, Callable[[int, int], list[Pair]]] = {
@@ -151,14 +151,14 @@ KNOWN_PAIRS: dict[str, Callable[[int, int], list[Pair]]] = {
     "naive-ftnl": _hu_k5_epoch0,
     "rnm-ftnl-bq": _wu_wang_epoch2,
 }
-"""Algorithm name -> builder of the specs' worst-case pairs for (K, T)."""
+"""Algorithm name -> builder of its known worst-case pairs for (K, T) (docs/errata.md)."""
 
 DEFAULT_ARMS: dict[str, int] = {"rnm-ftnl": 5, "naive-ftnl": 5, "rnm-ftnl-bq": 2, "dp-ucb-int": 2}
 """Arms at which the known worst cases are stated (the audit's default K for these algorithms)."""
 
 
 def known_pairs(name: str, K: int, T: int) -> list[Pair]:
-    """The worked worst cases for algorithm ``name`` (empty when the specs give none)."""
+    """The worked worst cases for algorithm ``name`` (empty when none is known)."""
     builder = KNOWN_PAIRS.get(name)
     if builder is None:
         return []

@@ -1,9 +1,9 @@
 """Run audits: one registered algorithm, any mechanism, or every algorithm and variant at once.
 
 Defaults (``samples`` = runs per side of the test sample; each candidate pair's selection sample
-is ``samples // 5`` runs per side, at least 2000): K is the arm count at which the specs state
-their worst cases (5 for FTNL, 2 for Wu and Wang's RNM-FTNL, otherwise 3), T = 16 rounds. The
-pairs are the specs' worked worst cases for the algorithm followed by the generic candidates
+is ``samples // 5`` runs per side, at least 2000): K is the arm count of the known worst cases
+(docs/errata.md) (5 for FTNL, 2 for Wu and Wang's RNM-FTNL, otherwise 3), T = 16 rounds. The
+pairs are the known worst cases (:data:`dpbandits.audit.pairs.KNOWN_PAIRS`) for the algorithm followed by the generic candidates
 of :func:`dpbandits.audit.pairs.candidate_pairs` at the algorithm's release rounds.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -62,11 +63,14 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
                     K: int | None = None, T: int | None = None, params: dict[str, Any] | None = None,
                     samples: int = 50_000, alpha: float = 0.05, seed: int = 0,
                     white_box: bool = False, workers: int = 1, client=None,
-                    progress: Callable[[str], None] | None = None) -> AuditResult:
+                    progress: Callable[[str], None] | None = None,
+                    backend: str = "auto") -> AuditResult:
     """Audit registered algorithm ``name`` (and ``variant``) against its claim at ``epsilon``.
 
     ``workers`` (local processes) and ``client`` (a Dask client) only change where the runs are
     simulated: samples come from the engine's seeded blocks, so the result is identical.
+    ``backend`` is the engine's (:func:`dpbandits.reference.engine.simulate`); the result records
+    the one that ran.
     """
     name = canonical(name)
     params = dict(params or {})
@@ -76,7 +80,7 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
         mechanism: Mechanism = InternalStatistics(name, K, epsilon, variant, params)
     else:
         mechanism = RegistryMechanism(name, K, epsilon, variant, params, T=T, workers=workers,
-                                      client=client)
+                                      client=client, backend=backend)
     policy = getattr(mechanism, "_policy", None)
     row_zero = bool(getattr(policy, "observes_round_zero", False))
     relation = mechanism.claimed.relation if mechanism.claimed else None
@@ -85,7 +89,9 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
         **({"relation": relation} if relation is not None else {}))
     if getattr(mechanism, "feedback", "") == "semi":
         pairs = [p for p in pairs if p.D0.X0 is not None] or pairs
-    return audit(mechanism, pairs, samples=samples, alpha=alpha, seed=seed, T=T, progress=progress)
+    result = audit(mechanism, pairs, samples=samples, alpha=alpha, seed=seed, T=T, progress=progress)
+    used = sorted(getattr(mechanism, "backends_used", ()))
+    return replace(result, backend=",".join(used)) if used else result
 
 
 def controls(epsilon: float = 1.0, *, samples: int = 50_000, alpha: float = 0.05,
@@ -103,7 +109,7 @@ AUDIT_PRESETS: dict[str, dict[str, Any]] = {
     "dp-ucb-int": {"epsilon": 0.5, "params": {"v": 1.5}, "T": 20, "samples": 500_000},
 }
 """Settings under which ``audit_all`` audits an algorithm instead of the common ones: the
-parameters of the spec's worked counterexample (spec 001 FLAG-14: eps = 0.5, v = 1.5, T = 20,
+parameters of the counterexample in docs/errata.md#td-int-loop ( eps = 0.5, v = 1.5, T = 20,
 whose violating event has probability about 4e-4 and needs about 5e5 runs per side)."""
 
 
@@ -111,7 +117,8 @@ def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.0
               include_controls: bool = True, presets: dict[str, dict[str, Any]] | None = None,
               workers: int = 1, client=None, resume: str | Path | None = None,
               names: list[str] | None = None,
-              progress: Callable[[str], None] | None = None) -> list[AuditResult]:
+              progress: Callable[[str], None] | None = None,
+              backend: str = "auto") -> list[AuditResult]:
     """Audit every registered algorithm and variant (and, by default, the controls).
 
     ``presets`` override :data:`AUDIT_PRESETS`. With ``resume=DIR`` every finished audit is
@@ -176,7 +183,7 @@ def _fmt(value: float | None) -> str:
 
 def claims_table(results: list[AuditResult]) -> str:
     """A Markdown table: mechanism, claim, lower bound, certificate, exact loss, verdict."""
-    lines = ["| mechanism | claim | status in the spec | eps lower bound (95%) | certificate | "
+    lines = ["| mechanism | claim | known status ([errata](errata.md)) | eps lower bound (95%) | certificate | "
              "exact eps of the pair | verdict |", "|---|---|---|---|---|---|---|"]
     for r in results:
         claim = "-" if r.claimed_epsilon is None else f"{r.claimed_epsilon:g}-DP [{r.relation}]"

@@ -6,8 +6,9 @@ a bound. The catalogue is :data:`BOUNDS` (key -> bound); :func:`bounds_for` list
 one registered algorithm.
 
 Modules: ``prior`` (bounds the papers cite: UCB1, the known lower bounds, DP-SE),
-``tossou2016`` (spec 001), ``hu2021`` (spec 000), ``hu_journal`` (spec 002), ``chandak2023``
-(spec 003), ``wu_wang2025`` (spec 004).
+``tossou2016`` (Tossou & Dimitrakakis, AAAI 2016), ``hu2021`` (Hu, Huang & Mehta, arXiv:2102.07929),
+``hu_journal`` (its journal version, v3), ``chandak2023`` (Chandak, Hu & Hegde), ``wu_wang2025``
+(Wu & Wang, arXiv:2502.10997).
 """
 
 from __future__ import annotations

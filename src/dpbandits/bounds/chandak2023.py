@@ -1,17 +1,17 @@
 """Bounds of Chandak, Hu & Hegde, "Differentially private algorithms for matroid bandits"
-(2023), spec 003 section 4 (the SymPy catalogue of s.4.9).
+(2023): Theorems 1-4, Lemmas 1-4 and Table 1.
 
-Notation (spec 003 s.2): ``L`` base arms, rank ``K``, horizon ``n``, ``epsilon_0 = epsilon / K``;
+Notation (Sec. 2): ``L`` base arms, rank ``K``, horizon ``n``, ``epsilon_0 = epsilon / K``;
 ``Delta_{e,k} = w_bar(a_k*) - w_bar(e)`` for a suboptimal base arm ``e`` and the k-th optimal arm;
 ``Delta_{e,min}`` the smallest positive one, ``K_e`` how many are positive.
 
 The paper's Theorems 2 and 4 are O-only: as :class:`Bound` objects they carry free universal
 constants ``C_1, C_2, C_3`` (constants="free") and the per-arm sum runs over suboptimal base arms
-``e`` with ``Delta`` standing for ``Delta_{e,min}``. The spec's [DERIVED] explicit versions need
+``e`` with ``Delta`` standing for ``Delta_{e,min}``. The [DERIVED] explicit versions (docs/algorithms/dpucb-mat.md, Regret: Theorem 2) need
 the whole gap matrix, so they are numerical functions of it here (:func:`gap_matrix`,
-:func:`dpucb_derived`, :func:`dpts_v_derived`), each reproducing the spec's golden values; their
+:func:`dpucb_derived`, :func:`dpts_v_derived`), each checked against values worked by hand in the tests; their
 closed form (a), which needs only ``Delta_{e,min}`` and ``K_e <= K``, is also a Bound.
-Privacy accounting (s.4.1, FLAG-2): the faithful round-0 observation costs ``L epsilon / K``.
+Privacy accounting (Thm 1, docs/errata.md#chh-round0): the faithful round-0 observation costs ``L epsilon / K``.
 """
 
 from __future__ import annotations
@@ -41,24 +41,24 @@ _MAT = ("dpucb-mat", "dpts-mat")
 
 def thm2_paper() -> Bound:
     """Theorem 2 (DPUCB-MAT), O-only: sum over e of C_1 ln(Kn)/Delta_{e,min}
-    + C_2 min{K, log2(Kn)} ln(Kn) K / epsilon (spec 4.2, 4.9 item 1; "log" base 2, FLAG-19)."""
+    + C_2 min{K, log2(Kn)} ln(Kn) K / epsilon (Thm 2; "log" base 2, docs/errata.md#chh-log-base)."""
     term = C_1 * sp.log(K * n) / Delta + C_2 * sp.Min(K, sp.log(K * n, 2)) * sp.log(K * n) * K / epsilon
-    return Bound("chandak.thm2", "Theorem 2: regret of DPUCB-MAT", f"{_PAPER}, Thm 2, App. B; spec 003 s.4.2",
+    return Bound("chandak.thm2", "Theorem 2: regret of DPUCB-MAT", f"{_PAPER}, Thm 2, App. B",
                  "upper", "expected regret R_n", "free", per_arm=term, algorithms=("dpucb-mat",),
                  order=sp.log(n) / Delta + sp.log(n) ** 2 * K / epsilon, monotone=())
 
 
 def thm4_paper() -> Bound:
     """Theorem 4 (DPTS-MAT), O-only: Theorem 2's sum + C_3 ln(Kn) sum_k 1/Delta_{min,k}
-    (``S_K``); spec 4.4, 4.9 item 2."""
+    (``S_K``); Thm 4."""
     base = thm2_paper()
-    return Bound("chandak.thm4", "Theorem 4: regret of DPTS-MAT", f"{_PAPER}, Thm 4, App. C; spec 003 s.4.4",
+    return Bound("chandak.thm4", "Theorem 4: regret of DPTS-MAT", f"{_PAPER}, Thm 4, App. C",
                  "upper", "expected regret R_n", "free", per_arm=base.per_arm,
                  rest=C_3 * sp.log(K * n) * S_K, algorithms=("dpts-mat",), monotone=())
 
 
 def _table(key: str, title: str, rate: sp.Expr, tags: tuple[str, ...], source: str) -> Bound:
-    return Bound(key, title, f"{_PAPER}, Table 1; spec 003 s.4.8 ({source})", "upper",
+    return Bound(key, title, f"{_PAPER}, Table 1 ({source})", "upper",
                  "expected regret R_n", "order", rest=rate, algorithms=tags, order=rate, monotone=())
 
 
@@ -90,7 +90,7 @@ def cucb_dp_lower() -> Bound:
     Omega(L K ln n / Delta + L K ln n / epsilon). Order only."""
     rate = L * K * sp.log(n) / Delta + L * K * sp.log(n) / epsilon
     return Bound("chandak.cucb-dp-lower", "DP combinatorial semi-bandit lower bound (Chen et al. 2020)",
-                 f"{_PAPER}, Sec. 3 (quoted); spec 003 s.4.8", "lower", "expected regret R_n",
+                 f"{_PAPER}, Sec. 3 (quoted); Table 1", "lower", "expected regret R_n",
                  "order", rest=rate, order=rate, monotone=())
 
 
@@ -99,28 +99,28 @@ def conjectured_lower() -> Bound:
     bandits; unproven (status "flawed" in the sense that no proof exists: never checked)."""
     rate = L * sp.log(n) / Delta + L * K * sp.log(n) / epsilon
     return Bound("chandak.conjecture", "Conjectured lower bound for DP matroid bandits",
-                 f"{_PAPER}, Sec. 6; spec 003 s.4.8", "lower", "expected regret R_n", "order",
+                 f"{_PAPER}, Sec. 6; Table 1", "lower", "expected regret R_n", "order",
                  rest=rate, status="flawed", note="a conjecture, not a theorem", order=rate,
                  monotone=())
 
 
 def round0_privacy() -> Bound:
-    """Privacy of DPUCB-MAT / DPTS-MAT when round 0 is protected too (spec 4.1, FLAG-2): the
+    """Privacy of DPUCB-MAT / DPTS-MAT when round 0 is protected too (Thm 1, docs/errata.md#chh-round0): the
     round-0 observation of all L arms, each epsilon_0 = epsilon / K-DP, costs max{1, L/K} epsilon
     in total (basic composition), not epsilon."""
     return Bound("chandak.round0-privacy", "Round-0 composition of DPUCB-MAT / DPTS-MAT (paper variant)",
-                 f"{_PAPER}, Thms 1, 3; spec 003 s.4.1 FLAG-2", "privacy", "epsilon of the paper variant",
+                 f"{_PAPER}, Thms 1, 3; docs/errata.md#chh-round0", "privacy", "epsilon of the paper variant",
                  "paper", rest=sp.Max(1, L / K) * epsilon, algorithms=("dpucb-mat:paper", "dpts-mat:paper"),
                  monotone=())
 
 
 def dpucb_closed_a() -> Bound:
-    """[DERIVED] closed form (a) of DPUCB-MAT's explicit bound (spec 4.2), relaxed with K_e <= K:
+    """[DERIVED] closed form (a) of DPUCB-MAT's explicit bound (Thm 2), relaxed with K_e <= K:
     sum over suboptimal e of 96 ln(Kn) (2 / Delta_{e,min} + K^2 / epsilon), plus L F_K(n) <= L F_K(inf)
     which is at most 1.332 L (F_1 is the largest; :func:`F_K` computes it exactly)."""
     term = 96 * sp.log(K * n) * (2 / Delta + K * K / epsilon)
     return Bound("chandak.thm2.derived-a", "Theorem 2, explicit [DERIVED] closed form (a)",
-                 f"{_PAPER}, Thm 2; spec 003 s.4.2 [DERIVED]", "upper", "expected regret R_n",
+                 f"{_PAPER}, Thm 2 [DERIVED]", "upper", "expected regret R_n",
                  "derived", per_arm=term, rest=sp.Rational(1332, 1000) * L,
                  algorithms=("dpucb-mat:corrected",), condition=sp.Ge(K * n, 2),
                  order=sp.log(n) / Delta + sp.log(n) * K ** 2 / epsilon, monotone=("epsilon-",),
@@ -143,7 +143,7 @@ def l_c(gap: float, c: float, K_: int, n_: int, epsilon_0: float) -> float:
 
 
 def G_e(gaps: Sequence[float], c: float, K_: int, n_: int, epsilon: float) -> float:
-    """G_e^(c) = sum_{m=0}^{M_e} 2^{m+1} g_e(2^m) (spec 4.2): the Abel-summed counter argument."""
+    """G_e^(c) = sum_{m=0}^{M_e} 2^{m+1} g_e(2^m) (Thm 2): the Abel-summed counter argument."""
     e0 = epsilon / K_
     g = np.asarray([x for x in gaps if x > 0], dtype=float)
     if g.size == 0:
@@ -160,7 +160,7 @@ def G_e(gaps: Sequence[float], c: float, K_: int, n_: int, epsilon: float) -> fl
 
 
 def F_K(K_: int, n_: int) -> float:
-    """F_K(n) = sum_{t<=n} min{1, floor(log2(t+1)) ((Kt)^-3 + 2 (Kt)^-6)} (spec 4.2, Lemma 4 fixed)."""
+    """F_K(n) = sum_{t<=n} min{1, floor(log2(t+1)) ((Kt)^-3 + 2 (Kt)^-6)} (Thm 2, Lemma 4 fixed)."""
     t = np.arange(1, int(n_) + 1, dtype=float)
     return float(np.minimum(1.0, np.floor(np.log2(t + 1)) * ((K_ * t) ** -3.0 + 2 * (K_ * t) ** -6.0)).sum())
 
@@ -190,8 +190,8 @@ def _checked(gaps: np.ndarray, K_: int, n_: int) -> None:
 
 
 def dpucb_derived(gaps: np.ndarray, n_: int, epsilon: float, *, loops: Sequence[int] = ()) -> float:
-    """[DERIVED] R_n <= sum_e G_e^(24) + L F_K(n) for DPUCB-MAT (spec 4.2); ``loops`` are rows of
-    arms that are never played (FLAG-31) and are excluded."""
+    """[DERIVED] R_n <= sum_e G_e^(24) + L F_K(n) for DPUCB-MAT (Thm 2); ``loops`` are rows of
+    arms that are never played (docs/errata.md#chh-loops) and are excluded."""
     gaps = np.asarray(gaps, dtype=float)
     K_ = gaps.shape[1]
     _checked(gaps, K_, n_)
@@ -201,7 +201,7 @@ def dpucb_derived(gaps: np.ndarray, n_: int, epsilon: float, *, loops: Sequence[
 
 
 def dpts_v_derived(gaps: np.ndarray, n_: int, epsilon: float, *, loops: Sequence[int] = ()) -> float:
-    """[DERIVED] DPTS-MAT's V term: sum_e G_e^(72) + (L-K) F_K(n) + n (L-K) (Kn)^-4 (spec 4.4)."""
+    """[DERIVED] DPTS-MAT's V term: sum_e G_e^(72) + (L-K) F_K(n) + n (L-K) (Kn)^-4 (Thm 4)."""
     gaps = np.asarray(gaps, dtype=float)
     K_ = gaps.shape[1]
     _checked(gaps, K_, n_)

@@ -11,7 +11,8 @@ Status of constants (``Bound.constants``):
 
 ``paper``    every constant is printed in the paper;
 ``derived``  the paper states the result with O(.) only; the constant was worked out by following
-             the paper's proof (the spec labels it [DERIVED]); a safe upper bound under the proof's
+             the paper's proof (labelled [DERIVED], with the derivation in the docstring or on the
+             algorithm's docs page); a safe upper bound under the proof's
              assumptions, not a claim of the paper;
 ``free``     the expression contains a symbol standing for a constant the paper never states (e.g.
              ``C_11``); it must be given a value to be evaluated and is not checked against
@@ -83,7 +84,7 @@ class Bound:
     title: str
     """The result as the paper names it, e.g. ``Theorem 7 (problem-dependent regret of FTNL)``."""
     source: str
-    """Citation down to the theorem and the spec section it was taken from."""
+    """Citation down to the theorem, appendix or equation of the paper."""
     kind: str
     """``upper`` or ``lower`` (regret), ``privacy`` (an epsilon), ``error`` (a mechanism's error)."""
     quantity: str

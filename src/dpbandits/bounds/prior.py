@@ -1,7 +1,7 @@
-"""Bounds the papers cite but do not prove: the specs' "reference bounds" tables.
+"""Bounds the papers cite but do not prove: the results the papers quote from earlier work.
 
-Sources: spec 001 section 4.12 (UCB1, Auer, Cesa-Bianchi & Fischer 2002, Theorem 1, explicit),
-spec 000 section 4.10 and spec 002 section 4.9 (Shariff & Sheffet 2018 lower bound; Sajed &
+Sources: Tossou & Dimitrakakis, App. B (UCB1, Auer, Cesa-Bianchi & Fischer 2002, Theorem 1, explicit),
+Hu, Huang & Mehta (2021), Sec. 1 and Hu et al. (journal), Sec. 1 (Shariff & Sheffet 2018 lower bound; Sajed &
 Sheffet 2019, DP-SE; Tossou & Dimitrakakis 2016's claimed rate), all O(.)/Omega(.) only except
 UCB1. Order-only bounds carry unit constants (``constants="order"``) and are used for their rates
 (symbolic checks, plots of shape), never held against a simulation.
@@ -24,7 +24,7 @@ def ucb1_auer() -> Bound:
     """
     return Bound(
         key="prior.ucb1", title="UCB1 regret (Auer, Cesa-Bianchi & Fischer 2002, Theorem 1)",
-        source="Auer, Cesa-Bianchi & Fischer, Machine Learning 47 (2002), Thm 1; spec 001 s.4.12",
+        source="Auer, Cesa-Bianchi & Fischer, Machine Learning 47 (2002), Thm 1; Tossou & Dimitrakakis, App. B",
         kind="upper", quantity="expected pseudo-regret R(T)", constants="paper",
         per_arm=8 * sp.log(T) / Delta + (1 + sp.pi ** 2 / 3) * Delta,
         condition=sp.Ge(T, 1), algorithms=("ucb1",), order=sp.log(T) / Delta)
@@ -35,7 +35,7 @@ def shariff_sheffet_lower() -> Bound:
     Omega(sum_j log T / Delta_j + K log T / epsilon). Order only (unit constants)."""
     return Bound(
         key="prior.shariff-sheffet-lower", title="epsilon-DP bandit lower bound (Shariff & Sheffet 2018)",
-        source="Shariff & Sheffet, NeurIPS 2018; spec 000 s.4.10, spec 002 s.4.9",
+        source="Shariff & Sheffet, NeurIPS 2018; Hu, Huang & Mehta (2021), Sec. 1, Hu et al. (journal), Sec. 1",
         kind="lower", quantity="expected pseudo-regret R(T)", constants="order",
         rest=K * sp.log(T) / epsilon, per_arm=sp.log(T) / Delta,
         algorithms=("anytime-lazy-ucb", "hybrid-ucb", "lazy-dp-ts", "dp-se", "adap-klucb",
@@ -47,7 +47,7 @@ def dp_se_dependent() -> Bound:
     """DP-SE (Sajed & Sheffet 2019): O(sum_j log T / Delta_j + K log T / epsilon). Order only."""
     return Bound(
         key="prior.dp-se", title="DP-SE instance-dependent regret (Sajed & Sheffet 2019)",
-        source="Sajed & Sheffet, ICML 2019; spec 000 s.4.10", kind="upper",
+        source="Sajed & Sheffet, ICML 2019; Hu, Huang & Mehta (2021), Sec. 1", kind="upper",
         quantity="expected pseudo-regret R(T)", constants="order",
         rest=K * sp.log(T) / epsilon, per_arm=sp.log(T) / Delta, algorithms=("dp-se",),
         order=sp.log(T) * (1 / Delta + K / epsilon))
@@ -57,7 +57,7 @@ def dp_se_independent() -> Bound:
     """DP-SE problem-independent regret O(sqrt(K T log T) + K log T / epsilon). Order only."""
     return Bound(
         key="prior.dp-se-independent", title="DP-SE problem-independent regret (Sajed & Sheffet 2019)",
-        source="Sajed & Sheffet, ICML 2019; spec 000 s.4.10", kind="upper",
+        source="Sajed & Sheffet, ICML 2019; Hu, Huang & Mehta (2021), Sec. 1", kind="upper",
         quantity="worst-case expected pseudo-regret", constants="order",
         rest=sp.sqrt(K * T * sp.log(T)) + K * sp.log(T) / epsilon, algorithms=("dp-se",),
         order=sp.sqrt(K * T * sp.log(T)) + K * sp.log(T) / epsilon)
@@ -69,7 +69,7 @@ def tossou2015_claimed() -> Bound:
     rate = sp.log(T) / Delta + sp.log(T) / epsilon * sp.log(sp.log(T) / (epsilon * Delta))
     return Bound(
         key="prior.tossou-claimed", title="claimed DP-UCB-BOUND rate (Tossou & Dimitrakakis)",
-        source="Tossou & Dimitrakakis, AAAI 2016, Sec. 3.1 (prose); spec 000 s.4.10",
+        source="Tossou & Dimitrakakis, AAAI 2016, Sec. 3.1 (prose); Hu, Huang & Mehta (2021), Sec. 1",
         kind="upper", quantity="expected pseudo-regret R(T)", constants="order", per_arm=rate,
         algorithms=("dp-ucb-bound",), order=rate)
 

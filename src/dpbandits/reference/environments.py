@@ -175,7 +175,7 @@ class Table(RewardSource):
 
 @dataclass(frozen=True, eq=False)
 class Deterministic(RewardSource):
-    """Every round's reward vector is ``means`` (Wu and Wang's deterministic setting, spec 004 2.5).
+    """Every round's reward vector is ``means`` (Wu and Wang's deterministic setting, Sec. 4).
 
     Wu and Wang write losses: ``Deterministic.from_losses(mu)`` holds the rewards ``1 - mu``.
     """
@@ -203,7 +203,7 @@ class Deterministic(RewardSource):
 
 
 def rewards_from_losses(losses) -> np.ndarray:
-    """The reward table 1 - L of a loss table L (T, K) in [0, 1] (spec 004 section 2.2).
+    """The reward table 1 - L of a loss table L (T, K) in [0, 1] (Wu & Wang, Sec. 2).
 
     Report-noisy-max on reward sums picks the same action as on negated loss sums, and gaps
     and regret are unchanged, so loss-based papers run on the reward engine through this map.
@@ -212,7 +212,7 @@ def rewards_from_losses(losses) -> np.ndarray:
 
 
 def lower_bound_instance(K: int, Delta: float, j: int = 1) -> Bernoulli:
-    """Theorem 12 of Hu, Huang, Mehta & Hegde (spec 002 section 4.8): the instance P_j.
+    """Theorem 12 of Hu, Huang, Mehta & Hegde (journal version, Thm 12): the instance P_j.
 
     K independent Bernoulli arms with mean 1/2 + Delta for arm j (1-based) and 1/2 for the others;
     every suboptimal gap is Delta. The theorem needs Delta in (0, 1/4) and K >= 4.
@@ -228,7 +228,7 @@ def lower_bound_instance(K: int, Delta: float, j: int = 1) -> Bernoulli:
 
 
 def cyclic_instance(K: int, Delta: float, l: int = 1) -> Deterministic:
-    """Theorem 3 of Wu and Wang (spec 004 section 4.8): the deterministic instance P^(l).
+    """Theorem 3 of Wu and Wang (App. E): the deterministic instance P^(l).
 
     Losses mu_l = 0, mu_(l-1) = mu_(l+1) = Delta (indices cyclic), 1 elsewhere; as rewards 1 - mu.
     The proof needs K >= 6 and Delta in (0, 1].
@@ -259,7 +259,7 @@ class Setting:
     """``bernoulli`` (independent arms) or ``deterministic`` (every row equals ``means``)."""
 
     def environment(self) -> RewardSource:
-        """The setting's environment (see each spec's section 5)."""
+        """The setting's environment (see each paper's experiments section)."""
         if self.law == "deterministic":
             return Deterministic(np.array(self.means))
         return Bernoulli(np.array(self.means))
@@ -275,7 +275,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in [
     Setting("tossou2016-10arms", (0.1, 0.1, 0.1, 0.1, 0.2, 0.55, 0.1, 0.1, 0.1, 0.1), 100_000,
             (0.1, 1.0), 100,
             "Tossou & Dimitrakakis (AAAI 2016), Sec. 4, scenario 2, Fig. 2(c-d)",
-            "arm positions are not given in the paper; spec 001 FLAG-24 recommends this order"),
+            "arm positions are not given in the paper; this order is our reading, docs/errata.md#td-arm-order"),
     Setting("hu2021-setting1", (0.75, 0.70, 0.70, 0.70, 0.70), 2 ** 22,
             (0.1, 0.25, 0.5, 1.0, 8.0, 64.0, 128.0), 15,
             "Hu, Huang & Mehta (arXiv:2102.07929), Sec. 6, setting 1, Figs. 1-5, 9"),
@@ -292,7 +292,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in [
             (0.25, 0.5, 1.0), 20,
             "Hu, Huang, Mehta & Hegde (arXiv:2102.07929v3), Sec. 6, setting 2, Fig. 2"),
     # Full information. The papers run no full-information experiments; these are their
-    # lower-bound instances and the deterministic examples of spec 004, with rewards = 1 - losses.
+    # lower-bound instances and the deterministic examples of Wu & Wang, with rewards = 1 - losses.
     Setting("hu-journal-thm12", tuple(lower_bound_instance(10, 0.1).means), 100_000,
             (0.25, 0.5, 1.0), 20,
             "Hu, Huang, Mehta & Hegde (arXiv:2102.07929v3), Theorem 12: instance P_1, K = 10, "
@@ -300,9 +300,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in [
     Setting("wu-wang-thm3", tuple(cyclic_instance(8, 0.05).means), 2 ** 16,
             (0.05, 0.2, 1.0), 20,
             "Wu & Wang (arXiv:2502.10997), Theorem 3: cyclic instance P^(1), K = 8, "
-            "Delta_min = 0.05 (spec 004 section 6.6)", law="deterministic"),
+            "Delta_min = 0.05 (the hard instance of Wu & Wang's Thm 3)", law="deterministic"),
     Setting("wu-wang-deterministic", (1.0, 0.5, 0.0), 10, (1.0,), 20,
-            "Wu & Wang (arXiv:2502.10997), deterministic setting; spec 004 section 6.5 losses "
+            "Wu & Wang (arXiv:2502.10997), deterministic setting (Sec. 4); losses "
             "(0, 0.5, 1)", law="deterministic"),
 ]}
 

@@ -1,7 +1,7 @@
 """Noise mechanisms: Laplace, and the continual counters of Chan, Shi and Song.
 
 Chan, T.-H. H., Shi, E., Song, D. *Private and continual release of statistics.* ICALP 2010;
-ACM TISSEC 14(3), 2011. Specified for this package in spec 001 sections 3.1-3.4.
+ACM TISSEC 14(3), 2011. Tossou & Dimitrakakis, Sec. 2 and Fact B.1, describe them in words.
 
 All counters are batch-first: one object holds a grid of independent counters (for example one
 per (run, arm)), ``insert(where, values)`` adds one item to each counter named by ``where`` (an
@@ -20,9 +20,9 @@ Mechanisms and their privacy, for a stream of items in [0, 1] changed in one ite
   ``k / eps_B``. It is ``(eps_L + eps_B)``-DP. With ``split="chan"`` (the ``corrected`` variant)
   eps_L = eps_B = epsilon/2, so it is epsilon-DP; with ``split="paper"`` (Tossou and Dimitrakakis'
   noise scales, "scale 1/epsilon" and "log t / epsilon") eps_L = eps_B = epsilon and the counter is
-  only 2 epsilon-DP, exactly (spec 001 FLAG-8; the worst item is 2^k + 1).
+  only 2 epsilon-DP, exactly (docs/errata.md#td-hybrid-budget; the worst item is 2^k + 1).
 
-Deviations from the sources: none in the constructions. Spec 001 FLAG-7 and FLAG-9 resolve two
+Deviations from the sources: none in the constructions. docs/errata.md#td-binary-scale and docs/errata.md#td-tree-items resolve two
 ambiguous sentences of Tossou and Dimitrakakis towards Chan et al.'s construction.
 """
 
@@ -57,7 +57,7 @@ def laplace(rng: np.random.Generator, scale: float | np.ndarray, size: int | tup
 
 
 def hybrid_budgets(epsilon: float, split: str) -> tuple[float, float]:
-    """(eps_L, eps_B) of the hybrid counter under a budget split (spec 001 section 3.4)."""
+    """(eps_L, eps_B) of the hybrid counter under a budget split (Sec. 2 (hybrid mechanism))."""
     epsilon = check_epsilon(epsilon)
     if split == "chan":
         return epsilon / 2, epsilon / 2
@@ -248,7 +248,7 @@ class HybridCounter(_Grid):
 
 
 def hybrid_noise_terms(n: int) -> int:
-    """N(n): the number of Laplace terms in the hybrid release after n items (spec 001 s.3.4)."""
+    """N(n): the number of Laplace terms in the hybrid release after n items (Sec. 2 (hybrid mechanism))."""
     n = check_positive_int(n, "n")
     k = n.bit_length() - 1
     return k + 1 + bin(n - (1 << k)).count("1")
@@ -267,7 +267,7 @@ def hybrid_error_bound(n: int, gamma: float, epsilon: float, split: str = "paper
 
     (sqrt(8)/eps) ln(4/gamma) log2(n) + (sqrt(8)/eps) ln(4/gamma) under the ``paper`` split; the
     ``chan`` split halves both budgets and so doubles the bound. Valid when
-    ln(4/gamma) >= floor(log2 n) + 1 (spec 001 FLAG-26).
+    ln(4/gamma) >= floor(log2 n) + 1 (docs/errata.md#td-lemma-b2).
     """
     n = check_positive_int(n, "n")
     epsilon = check_epsilon(epsilon)

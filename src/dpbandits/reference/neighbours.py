@@ -6,7 +6,7 @@ arms are 0-based indices).
 
 * :data:`ROW` -- the papers' relation: two tables are neighbours when they differ in at most one
   row, and that whole reward vector may change arbitrarily (Hu et al. Definition 1; Tossou and
-  Dimitrakakis Definition 2.1 read on a reward table, spec 001 FLAG-1).
+  Dimitrakakis Definition 2.1 read on a reward table, docs/errata.md#td-neighbours).
 * :data:`CELL` -- a finer relation: the tables differ in at most one cell ``X[t, a]``.
 
 ``relation.distance(x, y)`` counts how many units (rows or cells) differ, so ``x`` and ``y`` are

@@ -1,6 +1,6 @@
 """A scripted noise source for deterministic checks of the reference algorithms.
 
-Spec 001 section 3.0 item 4 asks for a noise hook that returns zero (deterministic mode) or
+Tests need a noise hook that returns zero (deterministic mode) or
 records every draw. Every algorithm draws its Laplace noise through ``rng.laplace``, so passing a
 :class:`ScriptedNoise` as ``rng`` makes its Laplace draws zero (or a given script) and records
 them, while every other draw (uniform, Beta) is the ordinary PCG64 stream. It is meant for tests

@@ -5,7 +5,7 @@ sums of one epoch; a loss sum ``G`` enters as ``u = -G``) and i.i.d. noise ``Q_j
 and scale ``beta``. The full-information algorithms (FTNL / RNM-FTNL of Hu et al., naive FTNL,
 Wu and Wang's RNM-FTNL(B, Q)) call it once per epoch on that epoch's data only, so the law of a
 whole action trajectory given a fixed table is a product of single-RNM laws. This module gives
-those laws exactly (spec 004 section 3.6):
+those laws exactly (Alg. 1 line 16):
 
 * Gumbel(beta) (max-type): the exponential mechanism, ``P[J = j] = softmax(u / beta)_j``.
 * Exponential(beta): permute-and-flip with ``q_i = exp((u_i - u*) / beta)``,
@@ -184,7 +184,7 @@ def rounds_played_in_epoch(e: int, T: int) -> int:
 
 
 def literal_epoch_count(T: int) -> int:
-    """Wu and Wang's printed loop bound L(T) = ceil(log2(T - 1)) + 1 (spec 004 A1), T >= 2.
+    """Wu and Wang's printed loop bound L(T) = ceil(log2(T - 1)) + 1 (docs/errata.md#ww-loop-bound), T >= 2.
 
     Undefined at T = 1 and one short at T = 2; equal to :func:`epochs_played` for T >= 3 only
     when T is 2^k or 2^k + 1. Kept for documentation and tests; the algorithms play N(T) epochs.
@@ -272,7 +272,7 @@ class EpochRNM:
         return total if np.ndim(actions) == 2 else total[0]
 
     def deterministic_pseudo_regret(self, means: np.ndarray, T: int) -> float:
-        """Exact pseudo-regret on the deterministic table whose every row is ``means`` (spec 004 s.3.9).
+        """Exact pseudo-regret on the deterministic table whose every row is ``means`` (Sec. 4).
 
         sum_e m(e, T) sum_j Delta_j P[J_e = j], with J_e's law computed from the epoch-(e-1) sums
         2^(e-1) * means (and the binomial law of the resampled sums when resampling is on).

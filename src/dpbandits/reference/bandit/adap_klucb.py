@@ -4,7 +4,7 @@ Citation: A. Azize, D. Basu. *When Privacy Meets Partial Information: A Refined 
 Differentially Private Bandits.* NeurIPS 2022, arXiv:2209.02570. Algorithm 1 (the framework),
 eq. (7) (the AdaP-UCB index) and the AdaP-KLUCB index beside it. It is the experimental baseline
 of Hu, Huang, Mehta and Hegde (arXiv:2102.07929v3, section 6), which miscites it as "Asi et al.
-(2022)" (spec 002 C1). Spec 002 section 3.7.2.
+(2022)" (docs/errata.md#hj-adap-citation).
 
 Pseudocode (Algorithm 1, the paper's line numbers)::
 
@@ -34,7 +34,7 @@ of round t is seen only through the pulled arm's reward, which enters exactly on
 boundaries depend only on past actions; the indexes read only the releases (post-processing).
 An episode cut short by the horizon releases nothing.
 
-Regret (Theorems 7 and 8, spec 002 section 3.7.2): AdaP-UCB
+Regret (Theorems 7 and 8, Azize & Basu 2022): AdaP-UCB
 sum_a (16 alpha log T / min{Delta_a, eps} + alpha / (alpha - 3)); AdaP-KLUCB, Bernoulli rewards,
 sum_a (C_1(alpha) Delta_a log T / min{d_inf(mu_a, mu*), C_2 eps Delta_a} + alpha / (alpha - 3)).
 
@@ -42,27 +42,25 @@ Deviations:
 1. n_a after initialisation. The paper writes every n_a as N_a(t_l - 1) / 2, which is 0.5 while
    the last episode is the single initial pull (noise Lap(2/eps), doubled bonuses). By default
    (``init_episode_size=1``) n_a is the true episode size 1 there: Lap(1/eps) matches a
-   one-sample mean's sensitivity. ``init_episode_size=0.5`` is the literal formula (spec 002
-   section 3.7.2, flagged). From an arm's first episode on both readings agree.
-2. "log" is the natural log (spec 002 section 3.7.2): Example 2 calls the index a bound "with
+   one-sample mean's sensitivity. ``init_episode_size=0.5`` is the literal formula. From an arm's first episode on both readings agree.
+2. "log" is the natural log (Azize & Basu): Example 2 calls the index a bound "with
    confidence t^-alpha", which with the KL in nats needs alpha ln t.
-3. Ties go to a uniformly random arm by default (spec 002 G1): unlike the other indexes, the KL
+3. Ties go to a uniformly random arm by default (docs/errata.md#hj-ties): unlike the other indexes, the KL
    index saturates at 1 (a clipped mean of 1), so exact ties are frequent early, and lowest-arm
    ties would favour the optimal arm of the papers' settings. ``tie_break="first"`` is offered.
 4. The private mean of an episode is drawn once, when the episode ends, and reused by every
    index until the arm's next episode ends; Lemma 1 releases each episode's mean once. The draws
-   come from one stream in run order, not from noise indexed by the slot (arm, episode) (spec 002
-   section 6.6 G): same law.
+   come from one stream in run order, not from noise indexed by the slot (arm, episode): same law.
 5. The KL index is computed by bisection on q in [p, 1], 60 halvings (interval width 2^-60,
    below machine precision), returning the end whose computed kl(p, q) is at most d. kl is
    evaluated with log1p in q - p, which keeps it accurate where its two terms nearly cancel.
 6. Rewards in [0, 1] are used as they come; Theorem 8 is stated for Bernoulli rewards (the
    privacy proof needs only rewards in [0, 1]).
-7. Sources relied on where spec 002 calls its reconstruction uncertain: the text of Azize and
+7. Sources relied on, since the journal version prints no pseudocode: the text of Azize and
    Basu's submitted (anonymous) version: Algorithm 1, eq. (7), the AdaP-KLUCB index beside it,
    Example 2, and alpha = 3.1 (with beta = 1/T for DP-SE) in its experiments. It states the
    private mean as the episode mean plus Lap(2/(eps N_a(t_l - 1))), i.e. n_a = N_a / 2 (deviation
-   1), and otherwise matches the spec's pseudocode. The published version was not compared.
+   1), and otherwise matches the pseudocode on docs/algorithms/adap-klucb.md. The published version was not compared.
 """
 
 from __future__ import annotations

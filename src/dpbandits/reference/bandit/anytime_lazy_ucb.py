@@ -2,8 +2,7 @@
 
 Citation: B. Hu, Z. Huang, N. A. Mehta. *Near-Optimal Algorithms for Private Online Learning in
 a Stochastic Environment.* arXiv:2102.07929 (Algorithm 1 and its O(1)-space form, App. A); the
-journal version with N. Hegde, arXiv:2102.07929v3, Algorithm 1. Specs 000 section 3.1 and
-002 section 3.1 (the two versions are the same algorithm; the tags below follow the journal's
+journal version with N. Hegde, arXiv:2102.07929v3, Algorithm 1 (the two versions are the same algorithm; the tags below follow the journal's
 line numbers).
 
 Pseudocode (journal Algorithm 1)::
@@ -20,12 +19,12 @@ Privacy claim (Theorem 2 in both versions): epsilon-DP for the whole action sequ
 replacement of one reward vector. True: each reward enters one epoch sum (sensitivity 1),
 released once with Lap(1/eps); the rest is post-processing and parallel composition.
 
-Regret (Theorem 3): O(sum_j log T / min{Delta_j, eps}); spec 000 derives the explicit
-R(T) <= sum_j (96 ln T / min{Delta_j, eps} + 6 Delta_j log2 T), spec 002 the explicit
-sum_j 192 ln T / min{Delta_j, eps}.
+Regret (Theorem 3): O(sum_j log T / min{Delta_j, eps}); following the arXiv
+version's proof gives R(T) <= sum_j (96 ln T / min{Delta_j, eps} + 6 Delta_j log2 T), the journal's
+sum_j 192 ln T / min{Delta_j, eps} (derived in docs/algorithms/anytime-lazy-ucb.md, Regret: Theorem 3).
 
 Deviations:
-1. Ties go to the lowest arm by default (spec 002 G1; probability 0 under Laplace noise).
+1. Ties go to the lowest arm by default (docs/errata.md#hj-ties; probability 0 under Laplace noise).
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@ Citation: T. Sajed, O. Sheffet. *An Optimal Private Stochastic-MAB Algorithm Bas
 Private Stopping Rule.* ICML 2019 (PMLR 97:5579-5588), arXiv:1905.09383. It is the experimental
 baseline of Hu, Huang and Mehta (arXiv:2102.07929, section 6) and of the journal version with
 N. Hegde (arXiv:2102.07929v3, section 6), both with beta = 1/T. Neither paper prints the
-algorithm: this module follows the reconstruction of spec 000 section 3.6 (copied into spec 002
-section 3.7.1), whose testable properties are spec 000 section 6.4.
+algorithm: this module follows Sajed and Sheffet's description, reconstructed in
+docs/algorithms/dp-se.md.
 
-Pseudocode (spec 000 section 3.6; ``l.N`` numbers its statements in order; ``e`` is the epoch
+Pseudocode (as reconstructed; ``l.N`` numbers its statements in order; ``e`` is the epoch
 index, not Euler's number, and ``|S|`` is the size of S before the epoch's elimination)::
 
     l.1   input: K arms, eps, confidence beta (default 1/T), horizon T
@@ -21,7 +21,7 @@ index, not Euler's number, and ``|S|`` is the size of S before the epoch's elimi
     l.9       S <- {a in S : max_{a' in S} mu~_a' - mu~_a <= 2 (h_e + c_e)}
     l.10  pull the remaining arm until T
 
-Privacy claim (Sajed and Sheffet; spec 000 section 3.6): epsilon-DP for the whole action
+Privacy claim (Sajed and Sheffet): epsilon-DP for the whole action
 sequence under the replacement of one reward vector (relation ROW). True: the vector of round t
 is seen only through the pulled arm's reward, which enters one epoch mean of one arm
 (sensitivity 1/R_e), released once with Lap(1/(eps R_e)); the epoch means of different arms and
@@ -40,8 +40,8 @@ O(sqrt(K T log T) + K log T / eps) independent of the instance (their Theorem 4.
 Deviations:
 1. Sajed and Sheffet's own pseudocode could not be retrieved; the constants (the two terms of
    R_e, the noise Lap(1/(eps R_e)), the threshold 2(h_e + c_e) and |S| as the pre-elimination
-   size) are the spec's reconstruction. One public implementation uses the same constants.
-2. ``rounding="ceil"`` (default) is the spec's R_e. ``rounding="plus-one"`` is the public
+   size) are our reconstruction (docs/algorithms/dp-se.md). One public implementation uses the same constants.
+2. ``rounding="ceil"`` (default) is R_e as reconstructed. ``rounding="plus-one"`` is the public
    implementations' "max{...} + 1": they pull int(max{...} + 1) = floor(max{...}) + 1 times,
    which differs from the ceiling only when the maximum is an integer. Both roundings here use
    the integer R_e in h_e and c_e; that implementation uses the unrounded max{...} + 1 there.
@@ -55,7 +55,7 @@ Deviations:
    built for is part of the algorithm. Epoch lengths above 2^62 pulls are refused (they need an
    absurdly small epsilon or beta).
 6. The Laplace draws come from one stream, at each epoch end one per (run, active arm) in that
-   order, not from noise indexed by the slot (epoch, arm) (spec 000 section 6.5): same law.
+   order, not from noise indexed by the slot (epoch, arm): same law.
 7. DP-SE breaks no ties (l.9 keeps every arm within the threshold of the best release);
    ``tie_break`` is accepted for a uniform interface and has no effect.
 """
@@ -73,13 +73,13 @@ __all__ = ["DPSE", "ROUNDINGS", "ORDERS", "epoch_length", "round_epoch_length",
            "elimination_threshold"]
 
 ROUNDINGS = ("ceil", "plus-one")
-"""How the bound of l.5 becomes a pull count: ceil(x) (the spec) or floor(x) + 1 (deviation 2)."""
+"""How the bound of l.5 becomes a pull count: ceil(x) (the reconstruction) or floor(x) + 1 (deviation 2)."""
 
 ORDERS = ("round-robin", "blocks")
 """Order of the pulls inside an epoch (deviation 3)."""
 
 _MAX_LENGTH = 2.0 ** 62
-_SOURCE = "Sajed & Sheffet (ICML 2019, arXiv:1905.09383), privacy of DP-SE; spec 000 section 3.6"
+_SOURCE = "Sajed & Sheffet (ICML 2019, arXiv:1905.09383), privacy of DP-SE"
 
 
 def round_epoch_length(bound, rounding: str = "ceil") -> np.ndarray:
@@ -124,7 +124,7 @@ class DPSE(PolicyBase):
     title = "DP-SE"
     paper = "Sajed & Sheffet (ICML 2019, arXiv:1905.09383), DP-SE"
     needs_horizon = True
-    variants = (Variant("paper", "DP-SE as reconstructed in spec 000 section 3.6; no erratum"),)
+    variants = (Variant("paper", "DP-SE as reconstructed in docs/algorithms/dp-se.md; no erratum"),)
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", T: int | None = None, beta: float | None = None,

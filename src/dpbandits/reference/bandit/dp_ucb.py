@@ -2,7 +2,7 @@
 
 Citation: A. C. Y. Tossou, C. Dimitrakakis. *Algorithms for Differentially Private Multi-Armed
 Bandits.* AAAI 2016 (HAL hal-01234427, arXiv:1511.08681), Algorithm 2, Theorem 3.3 (privacy by
-the argument of Theorem 3.1). Spec 001 sections 3.0, 3.4 and 3.7. The hybrid mechanism is Chan,
+the argument of Theorem 3.1). The hybrid mechanism is Chan,
 Shi and Song's (ICALP 2010), see :class:`dpbandits.reference.mechanisms.HybridCounter`.
 
 Pseudocode (Algorithm 2, two lines, numbered in order)::
@@ -22,31 +22,31 @@ Spelled out with the lines of Algorithm 1 (tags ``Alg.1`` refer to the statement
 
 After round t every mechanism holds exactly t items, so the noise in every s_a(t) has the same
 law ("the scale of the noise will be the same"); the noise of the mean s_a(t)/n_{a,t} still
-differs across arms (spec 001 FLAG-11).
+differs across arms (docs/errata.md#td-same-noise).
 
 Privacy claim (the paper states no privacy theorem for Algorithm 2; Theorem 3.1's argument
-applies, spec 001 section 3.7): epsilon-DP for the whole action sequence under the change of one
+applies, Alg. 2): epsilon-DP for the whole action sequence under the change of one
 reward (relation ROW). The inserted zeros do not depend on rewards, and each real reward still
 enters exactly one mechanism, at position t of its stream. As for Algorithm 1 this needs an
 epsilon-DP hybrid mechanism: with the paper's scales Lap(1/eps) and Lap(k/eps) it is only
-2 epsilon-DP (spec 001 FLAG-8), so variant ``paper`` is proven 2 eps-DP and its claim is false;
+2 epsilon-DP (docs/errata.md#td-hybrid-budget), so variant ``paper`` is proven 2 eps-DP and its claim is false;
 variant ``corrected`` (the default) splits the budget eps/2 + eps/2 as Chan et al. do.
 
 Regret (Theorem 3.3, as stated):
 R <= sum_{a: Delta_a > 0} Delta_a max(C^2 (ln C + 7)^2, 8 ln t / Delta_a^2) + Delta_a (1 + 4 zeta(1.5)),
 C = 56 (2 + sqrt 3.5) sqrt(ln t) / eps. Its analysis counts log n_{a,t} tree levels although every
-mechanism holds t items (spec 001 FLAG-19); the ``corrected`` budget split changes constants only.
+mechanism holds t items (docs/errata.md#td-thm33-levels); the ``corrected`` budget split changes constants only.
 
 Deviations:
-1. Default variant ``corrected``: hybrid budgets eps_L = eps_B = eps/2 (spec 001 FLAG-8); the
+1. Default variant ``corrected``: hybrid budgets eps_L = eps_B = eps/2 (docs/errata.md#td-hybrid-budget); the
    printed scales are variant ``paper``, proven only 2 eps-DP. The index has no nu_a, so the
    variants differ only in the mechanisms' noise.
-2. Zeros are inserted at every round, including the K initial ones (spec 001 FLAG-12): "when arm
+2. Zeros are inserted at every round, including the K initial ones (docs/errata.md#td-zero-insertion): "when arm
    a_t = a is played" covers every round and keeps the mechanisms in lockstep.
-3. The hybrid mechanism is Chan et al.'s construction (spec 001 FLAG-7, FLAG-9).
-4. The radius uses ln t with t the current round, as printed (spec 001 FLAG-10).
-5. Ties go to the lowest arm by default (spec 001 FLAG-6; probability 0 under Laplace noise).
-6. Rewards outside [0, 1] are refused (spec 001 section 3.0 item 5).
+3. The hybrid mechanism is Chan et al.'s construction (docs/errata.md#td-binary-scale, docs/errata.md#td-tree-items).
+4. The radius uses ln t with t the current round, as printed (docs/errata.md#td-ucb-radius).
+5. Ties go to the lowest arm by default (docs/errata.md#td-ties; probability 0 under Laplace noise).
+6. Rewards outside [0, 1] are refused (rewards lie in [0, 1], Sec. 2).
 """
 
 from __future__ import annotations
@@ -74,9 +74,9 @@ class DPUCB(PolicyBase):
     paper = "Tossou & Dimitrakakis (AAAI 2016), Alg. 2"
     variants = (
         Variant("corrected", "hybrid budget split eps/2 + eps/2 (Chan et al.): eps-DP "
-                             "(spec 001 FLAG-8)"),
+                             "(docs/errata.md#td-hybrid-budget)"),
         Variant("paper", "noise scales as printed, Lap(1/eps) and Lap(k/eps): 2 eps-DP "
-                         "(spec 001 FLAG-8)"),
+                         "(docs/errata.md#td-hybrid-budget)"),
     )
     default_variant = "corrected"
 
@@ -103,8 +103,8 @@ class DPUCB(PolicyBase):
         return PrivacyClaim(claimed, proven, "false", _SOURCE,
                             "with the printed scales Lap(1/eps) and Lap(k/eps) the reward of "
                             "round 2^k + 1 lies in one logarithmic block and k binary nodes of "
-                            "its arm's mechanism, so the released sums lose 2 eps (spec 001 "
-                            "FLAG-8)")
+                            "its arm's mechanism, so the released sums lose 2 eps "
+                            "(docs/errata.md#td-hybrid-budget)")
 
     # --8<-- [start:index-act-observe]
     def index(self, t: int) -> np.ndarray:

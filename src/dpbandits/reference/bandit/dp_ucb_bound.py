@@ -2,7 +2,7 @@
 
 Citation: A. C. Y. Tossou, C. Dimitrakakis. *Algorithms for Differentially Private Multi-Armed
 Bandits.* AAAI 2016 (HAL hal-01234427, arXiv:1511.08681), Algorithm 1, Theorems 3.1 and 3.2,
-eq. (2.2). Spec 001 sections 3.0, 3.4 and 3.6. The hybrid mechanism is Chan, Shi and Song's
+eq. (2.2). The hybrid mechanism is Chan, Shi and Song's
 (ICALP 2010), see :class:`dpbandits.reference.mechanisms.HybridCounter`.
 
 Pseudocode (Algorithm 1; the paper prints no line numbers, so ``l.N`` counts its statements in
@@ -36,28 +36,28 @@ hybrid mechanism is DP for its whole release sequence, one reward enters exactly
 counts (post-processing). The argument needs a hybrid mechanism that is epsilon-DP. With the
 paper's noise scales (Lap(1/eps) in the logarithmic part, Lap(k/eps) in the binary part) it is
 only 2 epsilon-DP: reward 2^k + 1 of an arm lies in one logarithmic block at Lap(1/eps) and in k
-binary nodes at Lap(k/eps), so the released sums lose exactly 2 eps (spec 001 FLAG-8). Variant
+binary nodes at Lap(k/eps), so the released sums lose exactly 2 eps (docs/errata.md#td-hybrid-budget). Variant
 ``paper`` is therefore proven 2 eps-DP and its claim is false; variant ``corrected`` (the
 default) splits the budget as Chan et al. do, eps/2 + eps/2, and is epsilon-DP.
 
 Regret (Theorem 3.2, as stated): for any 0 < lambda_0 < 1,
 R <= sum_{a: Delta_a > 0} max(B (ln B + 7), 8 ln t / (lambda_0^2 Delta_a)) + Delta_a (1 + 2 pi^2 / 3),
 B = sqrt(8) ln(4 t^4) / (eps (1 - lambda_0)). The proof supports a bound with Delta_a inside B and
-a factor 2 more (spec 001 FLAG-18, FLAG-28); the ``corrected`` variant doubles nu_a, which only
+a factor 2 more (docs/errata.md#td-thm32-delta, docs/errata.md#td-thm32-factor2); the ``corrected`` variant doubles nu_a, which only
 changes constants.
 
 Deviations:
 1. Default variant ``corrected``: hybrid budgets eps_L = eps_B = eps/2 and nu_a computed with
-   eps/2 in place of eps, so the index still bounds the mechanism's error (spec 001 FLAG-8). The
+   eps/2 in place of eps, so the index still bounds the mechanism's error (docs/errata.md#td-hybrid-budget). The
    printed scales are variant ``paper``, proven only 2 eps-DP.
 2. The hybrid mechanism is Chan et al.'s construction: the binary part started at 2^k holds items
    2^k + 1 .. 2^(k+1) - 1 at the fixed node scale k / eps_B, not the "log t / eps" of the varying
-   t, and not a tree whose root also holds item 2^k (spec 001 FLAG-7, FLAG-9).
+   t, and not a tree whose root also holds item 2^k (docs/errata.md#td-binary-scale, docs/errata.md#td-tree-items).
 3. ``log`` is ln in the radius sqrt(2 ln t / n) and in ln(4 t^4); the log n_{a,t} in nu_a counts
-   tree levels and is log2 (spec 001 FLAG-5). ``tree_log_base="e"`` gives ln n_{a,t} instead.
-4. The radius uses ln t with t the current round, as printed (spec 001 FLAG-10).
-5. Ties go to the lowest arm by default (spec 001 FLAG-6; probability 0 under Laplace noise).
-6. Rewards outside [0, 1] are refused (spec 001 section 3.0 item 5): privacy assumes
+   tree levels and is log2 (docs/errata.md#td-log-base). ``tree_log_base="e"`` gives ln n_{a,t} instead.
+4. The radius uses ln t with t the current round, as printed (docs/errata.md#td-ucb-radius).
+5. Ties go to the lowest arm by default (docs/errata.md#td-ties; probability 0 under Laplace noise).
+6. Rewards outside [0, 1] are refused (rewards lie in [0, 1], Sec. 2): privacy assumes
    sensitivity 1, and the paper does not say how it is enforced.
 """
 
@@ -80,7 +80,7 @@ _SQRT8 = math.sqrt(8.0)
 
 
 def _tree_log_of(base: float | str):
-    """The log used for the tree depth in nu_a: log2 (default) or ln (spec 001 FLAG-5)."""
+    """The log used for the tree depth in nu_a: log2 (default) or ln (docs/errata.md#td-log-base)."""
     if isinstance(base, str):
         base = base.strip().lower()
     if base in (2, "2"):
@@ -98,9 +98,9 @@ class DPUCBBound(PolicyBase):
     paper = "Tossou & Dimitrakakis (AAAI 2016), Alg. 1"
     variants = (
         Variant("corrected", "hybrid budget split eps/2 + eps/2 (Chan et al.) and nu_a at eps/2: "
-                             "eps-DP (spec 001 FLAG-8)"),
+                             "eps-DP (docs/errata.md#td-hybrid-budget)"),
         Variant("paper", "noise scales as printed, Lap(1/eps) and Lap(k/eps): 2 eps-DP "
-                         "(spec 001 FLAG-8)"),
+                         "(docs/errata.md#td-hybrid-budget)"),
     )
     default_variant = "corrected"
 
@@ -127,7 +127,7 @@ class DPUCBBound(PolicyBase):
         return PrivacyClaim(claimed, proven, "false", _SOURCE,
                             "with the printed scales Lap(1/eps) and Lap(k/eps) reward 2^k + 1 of "
                             "an arm lies in one logarithmic block and k binary nodes, so the "
-                            "released sums lose 2 eps (spec 001 FLAG-8); the proof assumes an "
+                            "released sums lose 2 eps (docs/errata.md#td-hybrid-budget); the proof assumes an "
                             "eps-DP hybrid mechanism")
 
     # --8<-- [start:index-act-observe]

@@ -2,8 +2,7 @@
 
 Citation: A. C. Y. Tossou and C. Dimitrakakis. *Algorithms for Differentially Private
 Multi-Armed Bandits.* AAAI 2016; HAL hal-01234427, arXiv:1511.08681. Algorithm 3 (section 3.3),
-Lemma 3.1, Theorem 3.4, Corollaries 3.1 and 3.2, Lemma B.1 (proofs in Appendix B). Spec 001
-sections 3.8 and 4.6-4.10.
+Lemma 3.1, Theorem 3.4, Corollaries 3.1 and 3.2, Lemma B.1 (proofs in Appendix B).
 
 Pseudocode (Algorithm 3; the paper prints no line numbers, so ``l.N`` counts its statements in
 order). ``log`` in the bonus is the natural log::
@@ -22,7 +21,7 @@ order). ``log`` in the bonus is the natural log::
     l.11          update sum s_a <- s_a + r_t
 
 The input ``epsilon`` sets the release interval; it is not the privacy level. The Laplace scale
-n^(v/2 - 1) does not depend on it (spec 001 FLAG-15).
+n^(v/2 - 1) does not depend on it (docs/errata.md#td-int-noise-scale).
 
 Release intervals (``interval``): ``"constant"`` is the printed f = ceil(1/eps), releases at
 n_a = f, 2f, 3f, ...; ``"x"`` and ``"y"`` are the two series of Lemma B.1, releases at
@@ -38,7 +37,7 @@ grows with t, so the claim for every t is the second: :attr:`DPUCBInt.claim` is
 (2 eps zeta(v) + sqrt(2 eps zeta(v) ln(1/delta')), delta')-DP. The argument: a release at count
 n is a Laplace mechanism on a mean of sensitivity 1/n at scale n^(v/2-1), so n^(-v/2)-DP
 (Lemma 3.1); a changed reward reaches one arm's releases only; that arm's releases compose by
-basic composition (C) or by heterogeneous advanced composition (D, spec 001 FLAG-22), see
+basic composition (C) or by heterogeneous advanced composition (D, docs/errata.md#td-advanced-composition), see
 :func:`composition`; since at most one release falls in each interval of length <= ceil(1/eps)
 and g is decreasing, each sum over releases is at most eps times the sum over n = 1..t
 (Theorem 3.4, :func:`theorem_3_4`); e^x <= 1 + 2x on [0, 1] and zeta(v) bound the rest
@@ -46,40 +45,40 @@ and g is decreasing, each sum over releases is at most eps times the sum over n 
 given t. Status by variant:
 
 * ``corrected``: one release each time n_a reaches a new release point. The claim holds for
-  every interval rule: both Lemma B.1 rules justify the advanced branch (spec 001 FLAG-23).
+  every interval rule: both Lemma B.1 rules justify the advanced branch (docs/errata.md#td-y-rule).
   The pure branch holds for ``constant`` and ``x``; the y-rule does not justify it: the exact
   basic-composition loss of the releases can exceed eps sum_{n<=t} n^(-v/2) (1.676 > 1.56 in
-  spec 001's example), and :meth:`pure_claim` then reports it as unproven.
+  the example in docs/errata.md#td-int-loop), and :meth:`pure_claim` then reports it as unproven.
 * ``paper``: the loop as printed draws fresh noise for an arm at every step while its count
   sits at a release point, so an arm that is not pulled is re-released without bound. The pure
-  branch is false (spec 001 FLAG-14: K = 2, eps = 0.5, v = 1.5, the event "arm 2 not pulled in
+  branch is false (docs/errata.md#td-int-loop: K = 2, eps = 0.5, v = 1.5, the event "arm 2 not pulled in
   steps 5..20" has log-likelihood ratio 4.46 > 2.535 between neighbouring tables); the
   (eps', delta') claim is not shown false but no proof covers it: the number of releases is
   unbounded and depends on the data through the actions.
 
 Regret (Theorem 3.5): R <= sum_{a: mu_a < mu*} Delta_a [f_0 + 8 log t / Delta_a^2 + 1 +
-4 zeta(1.5)]. Its proof is flawed (spec 001 FLAG-20): the key condition bounds n from above,
+4 zeta(1.5)]. Its proof is flawed (docs/errata.md#td-thm35): the key condition bounds n from above,
 not below.
 
 Deviations:
-1. Default variant ``corrected`` (spec 001 FLAG-14, reading R-B): an arm's x_hat is refreshed
+1. Default variant ``corrected`` (docs/errata.md#td-int-loop, reading R-B): an arm's x_hat is refreshed
    once when n_a reaches a new release point and is frozen, bonus included, until the next one,
    as the proof of Theorem 3.4 assumes ("a new mean is only released t/f times"). The printed
    loop is variant ``paper``. After the round-robin start the corrected variant pulls arms in
    runs of whole intervals.
-2. s_a and n_a are updated in the round-robin phase too (spec 001 FLAG-13): the printed update
+2. s_a and n_a are updated in the round-robin phase too (docs/errata.md#td-int-init): the printed update
    sits in the else-branch only, but the first K f rewards are part of every arm's mean.
 3. The interval is a parameter: the printed f = ceil(1/eps) (default) or Lemma B.1's x- or
-   y-series (spec 001 FLAG-16; the paper does not say which its experiments used).
-4. ``bonus="fresh"`` (spec 001 reading R-C) keeps the noisy mean frozen between releases but
+   y-series (docs/errata.md#td-int-interval; the paper does not say which its experiments used).
+4. ``bonus="fresh"`` (reading R-C, docs/errata.md#td-int-loop) keeps the noisy mean frozen between releases but
    recomputes sqrt(2 ln t / n_a) at every step. It releases exactly what ``"frozen"`` releases,
    so its privacy is the same. Default ``"frozen"``, as in l.9.
 5. The paper restricts the input eps to (0, 1]; larger values are accepted and give f = 1
    (a release at every new count). Theorem 3.4 and Corollary 3.1 still hold there, because a sum
    over releases is then at most the sum over all n <= t.
-6. Theorem 3.4 is evaluated in the form its proof gives (spec 001 FLAG-21): the printed
+6. Theorem 3.4 is evaluated in the form its proof gives (docs/errata.md#td-thm34-typos): the printed
    sqrt(t^v) is sqrt(n^v), and the advanced term sums n^(-v/2) (e^(n^(-v/2)) - 1).
-7. Ties go to the lowest arm by default (spec 001 FLAG-6; probability 0 under Laplace noise).
+7. Ties go to the lowest arm by default (docs/errata.md#td-ties; probability 0 under Laplace noise).
 """
 
 from __future__ import annotations
@@ -146,7 +145,7 @@ class PrivacyBound:
     """The two branches of Theorem 3.4: min of a pure and an (eps', delta') guarantee.
 
     ``basic`` is eps' by basic composition (pure, delta = 0); ``advanced`` is eps' at ``delta``
-    by heterogeneous advanced composition (spec 001 FLAG-22).
+    by heterogeneous advanced composition (docs/errata.md#td-advanced-composition).
     """
 
     basic: float
@@ -225,7 +224,7 @@ def composition(counts, v: float, delta: float) -> PrivacyBound:
 
     C = sum_n n^(-v/2) (basic composition of the Lemma 3.1 releases) and
     D = sum_n n^(-v/2) (e^(n^(-v/2)) - 1) + sqrt(2 ln(1/delta') sum_n n^(-v)) (advanced
-    composition, heterogeneous form, spec 001 FLAG-22), sums over the multiset ``counts``.
+    composition, heterogeneous form, docs/errata.md#td-advanced-composition), sums over the multiset ``counts``.
     """
     v = _check_v(v)
     delta = _check_delta(delta)
@@ -268,7 +267,7 @@ def _series_sums(t: int, v: float) -> tuple[float, float, float]:
 
 
 def theorem_3_4(epsilon: float, v: float, delta: float, t: int) -> PrivacyBound:
-    """Theorem 3.4 after t steps, in the form its proof (B.3, B.6) gives (spec 001 FLAG-21).
+    """Theorem 3.4 after t steps, in the form its proof (B.3, B.6) gives (docs/errata.md#td-thm34-typos).
 
     basic = eps sum_{n<=t} n^(-v/2);
     advanced = eps sum_{n<=t} n^(-v/2) (e^(n^(-v/2)) - 1)
@@ -346,9 +345,9 @@ class DPUCBInt(PolicyBase):
     paper = "Tossou & Dimitrakakis (AAAI 2016), Alg. 3"
     variants = (
         Variant("corrected", "one release each time n_a reaches a new release point, index "
-                             "frozen until the next (spec 001 FLAG-14, reading R-B)"),
+                             "frozen until the next (docs/errata.md#td-int-loop, reading R-B)"),
         Variant("paper", "as printed: fresh noise at every step while n_a sits at a release "
-                         "point; (eps', delta') unproven, pure branch false (FLAG-14)"),
+                         "point; (eps', delta') unproven, pure branch false (docs/errata.md#td-int-loop)"),
     )
     default_variant = "corrected"
 
@@ -389,15 +388,15 @@ class DPUCBInt(PolicyBase):
                             "the printed loop re-releases an unpulled arm's mean with fresh "
                             "noise at every step while n_a sits at a release point: the "
                             "number of releases is unbounded and data-dependent, which "
-                            "Theorem 3.4's proof does not cover (spec 001 FLAG-14)")
+                            "Theorem 3.4's proof does not cover (docs/errata.md#td-int-loop)")
 
     def pure_claim(self, t: int) -> PrivacyClaim:
         """Theorem 3.4's pure branch after t steps: eps sum_{n<=t} n^(-v/2)-DP.
 
         ``proven`` is basic composition over the release points up to t (each arm has
         n_a <= t). It implies the claim for the ``constant`` and ``x`` rules; for the ``y`` rule
-        it may not (spec 001 FLAG-23), and the status is then ``unproven``. For the ``paper``
-        variant the branch is false (the FLAG-14 counterexample) and nothing is proven.
+        it may not (docs/errata.md#td-y-rule), and the status is then ``unproven``. For the ``paper``
+        variant the branch is false (the docs/errata.md#td-int-loop counterexample) and nothing is proven.
         """
         t = check_positive_int(t, "t")
         claimed = Guarantee(theorem_3_4(self.epsilon, self.v, self.delta, t).basic)
@@ -406,7 +405,7 @@ class DPUCBInt(PolicyBase):
             return PrivacyClaim(claimed, None, "false", source,
                                 "K = 2, eps = 0.5, v = 1.5: the event 'arm 2 not pulled in "
                                 "steps 5..20' has log-likelihood ratio 4.46 > 2.535 between "
-                                "tables differing in arm 2's first reward (spec 001 FLAG-14)")
+                                "tables differing in arm 2's first reward (docs/errata.md#td-int-loop)")
         points = release_points(self.epsilon, self.v, t, self.interval)
         proven = Guarantee(composition(points, self.v, self.delta).basic)
         if proven.implies(claimed):
@@ -415,7 +414,7 @@ class DPUCBInt(PolicyBase):
         return PrivacyClaim(claimed, proven, "unproven", source,
                             "the y-rule intervals do not justify the relaxation (B.5)-(B.6): "
                             "the releases' basic-composition loss exceeds the claim "
-                            "(spec 001 FLAG-23)")
+                            "(docs/errata.md#td-y-rule)")
 
     # --8<-- [start:act-release]
     def act(self, t: int) -> np.ndarray:

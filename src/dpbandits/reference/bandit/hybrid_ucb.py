@@ -3,14 +3,14 @@
 Citation: B. Hu, Z. Huang, N. A. Mehta. *Near-Optimal Algorithms for Private Online Learning in
 a Stochastic Environment.* arXiv:2102.07929v2 (v1 February 2021; v2 is undated and cites work
 of 2022), Algorithm 4, Appendix E, Theorem 5. The journal version (v3) drops Hybrid-UCB.
-Spec 000 section 3.2.
+Alg. 4, App. E.
 
 Pseudocode (Algorithm 4; the paper prints no line numbers, so ``l.N`` counts its statements in
-order). ``log`` is base 2 (spec 000 A9)::
+order). ``log`` is base 2 (docs/errata.md#hhm-log-base)::
 
     l.1   input: arm set A (|A| = K), privacy parameter eps
     l.2   init: for each arm j (round t = j): pull j; F_j^(0) <- {X_j(j)};
-              mu~_{j,1} <- sum F_j^(0) + Lap(1/(0.5 eps))          # this draw is Z_j^(0) (A7)
+              mu~_{j,1} <- sum F_j^(0) + Lap(1/(0.5 eps))          # this draw is Z_j^(0) (docs/errata.md#hhm-init-draw)
     l.3       O_j <- 1; r_j <- 1; empty tree B_j^(1) with 2 leaves, empty array F_j^(1) of size 2
     l.4   for t = K+1, K+2, ...:
     l.5       mubar_j(t) <- mu~_j + sqrt(3 log t / O_j)
@@ -35,7 +35,7 @@ r = floor(log2 n) and, for n >= 2, in leaf n - 2^r + 1 of tree r.
 Privacy claim (Theorem 5; proof App. E.3.1): epsilon-DP for the whole action sequence under the
 replacement of one reward vector (relation ROW), by composing Algorithm 1 at 0.5 eps (the arrays)
 with the tree mechanism at 0.5 eps. The array half holds: each observation enters one array,
-released once with Lap(2/eps). The tree half fails as printed (spec 000 A5): tree r has r + 1
+released once with Lap(2/eps). The tree half fails as printed (docs/errata.md#hhm-hybrid-tree): tree r has r + 1
 levels and its root is released, so leaf 1 lies in r + 1 released nodes and at node scale 2r/eps
 the tree releases are (r + 1) eps / (2r)-DP, not eps/2. Composing per observation, leaf 1 of
 tree r costs (1/2 + (r+1)/(2r)) eps, worst at r = 1 (an arm's second observation): 1.5 eps is
@@ -50,15 +50,15 @@ paper's, which changes only constants.
 
 Deviations:
 1. Default variant ``corrected``: tree-node noise Lap(2(r+1)/eps) instead of Lap(2r/eps)
-   (spec 000 A5); the printed scale is variant ``paper``, proven only 1.5 eps-DP.
-2. Every Z and Y is drawn once and reused in every later release (spec 000 A6); the paper's
+   (docs/errata.md#hhm-hybrid-tree); the printed scale is variant ``paper``, proven only 1.5 eps-DP.
+2. Every Z and Y is drawn once and reused in every later release (docs/errata.md#hhm-noise-reuse); the paper's
    notation implies it but never says so, and fresh draws per release would void the privacy
    argument. Z_j^(r) is drawn when array r fills rather than at its first use by (32) at the next
    update: the same variable, drawn at a time that depends on nothing but the pull count.
-3. The init draw is Z_j^(0) (spec 000 A7), not a separate variable.
+3. The init draw is Z_j^(0) (docs/errata.md#hhm-init-draw), not a separate variable.
 4. The partition follows Algorithm 4 (first group 2^floor(log2 O) - 1 observations), not the
-   formula in section 4.2 of the paper (spec 000 A8).
-5. Ties go to the lowest arm by default (spec 000 A10; probability 0 under Laplace noise).
+   formula in section 4.2 of the paper (docs/errata.md#hhm-first-group).
+5. Ties go to the lowest arm by default (docs/errata.md#hhm-ties; probability 0 under Laplace noise).
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class HybridUCB(PolicyBase):
     title = "Hybrid-UCB"
     paper = "Hu, Huang & Mehta (arXiv:2102.07929v2), Alg. 4"
     variants = (
-        Variant("paper", "tree-node noise Lap(2r/eps) as printed; 1.5 eps-DP (spec 000 A5)"),
+        Variant("paper", "tree-node noise Lap(2r/eps) as printed; 1.5 eps-DP (docs/errata.md#hhm-hybrid-tree)"),
         Variant("corrected", "tree-node noise Lap(2(r+1)/eps): r+1 released levels, eps-DP"),
     )
     default_variant = "corrected"
@@ -116,8 +116,9 @@ class HybridUCB(PolicyBase):
         return PrivacyClaim(claimed, Guarantee(1.5 * self.epsilon), "false", _SOURCE,
                             "tree r has r+1 levels and releases its root: leaf 1 lies in r+1 "
                             "nodes at Lap(2r/eps) plus one array at Lap(2/eps), so the released "
-                            "noisy sums lose (1/2 + (r+1)/(2r)) eps, 1.5 eps at r = 1 (spec 000 "
-                            "A5); the paper's proof composes an eps/2 tree that is not eps/2-DP")
+                            "noisy sums lose (1/2 + (r+1)/(2r)) eps, 1.5 eps at r = 1 "
+                            "(docs/errata.md#hhm-hybrid-tree); the paper's proof composes an "
+                            "eps/2 tree that is not eps/2-DP")
 
     def node_scale(self, r: np.ndarray) -> np.ndarray:
         """Laplace scale of every node of tree r: 2r/eps (paper) or 2(r+1)/eps (corrected)."""
@@ -125,7 +126,7 @@ class HybridUCB(PolicyBase):
 
     # --8<-- [start:index]
     def index(self, t: int) -> np.ndarray:
-        """mubar_j(t) of eq. (35) for every run and arm, base-2 logs (spec 000 A9).
+        """mubar_j(t) of eq. (35) for every run and arm, base-2 logs (docs/errata.md#hhm-log-base).
 
         floor(log2(O_j + 1)) equals r_j at all times: O_j runs over 2^r_j .. 2^(r_j+1) - 2 while
         tree r_j fills, and r_j is incremented exactly when O_j reaches 2^(r_j+1) - 1.

@@ -3,10 +3,10 @@
 Citation: N. Mishra and A. Thakurta. *(Nearly) Optimal Differentially Private Stochastic
 Multi-Arm Bandits.* UAI 2015, Algorithm 1 ("Differentially Private UCB Sampling"), Lemma 5,
 Theorem 4. Used as the baseline "Private-UCB" by Tossou and Dimitrakakis (AAAI 2016,
-arXiv:1511.08681), with "a failure probability chosen to be t^-4". Spec 001 section 3.9; the
-algorithm box is the spec's transcription of a secondary reproduction, not of the UAI paper.
+arXiv:1511.08681), with "a failure probability chosen to be t^-4". The
+algorithm box is transcribed from a secondary reproduction, not from the UAI paper.
 
-Pseudocode (Algorithm 1 as transcribed in spec 001 section 3.9; ``l.N`` counts its statements)::
+Pseudocode (Mishra & Thakurta's Algorithm 1 as transcribed; ``l.N`` counts its statements)::
 
     l.1   input: horizon T, arms 1..K, privacy eps, failure probability gamma
     l.2   eps0 <- eps / K
@@ -26,19 +26,19 @@ rewards, so its leaf index is the arm's pull count.
 Privacy claim (Mishra and Thakurta: composing the K trees): epsilon-DP for the whole action
 sequence. Under the replacement of one reward (relation ROW) a changed reward enters one tree
 only, so by parallel composition the algorithm is eps0 = eps/K-DP: the claim holds with a
-factor K to spare (spec 001 section 3.9), which handicaps the baseline. Gamma depends on t, T,
+factor K to spare (Mishra & Thakurta 2015), which handicaps the baseline. Gamma depends on t, T,
 K and eps only, so the index is post-processing of the trees' releases.
 
 Regret (Theorem 4): O(sum_{a: mu_a < mu*} K log^2 T log(K T / gamma) / (eps Delta_a) + Delta_a);
 Lemma 5: with probability >= 1 - gamma every private total is within Gamma of the true total.
 
 Deviations:
-1. gamma (spec 001 FLAG-17): ``gamma_rule="t"`` (default) reads Tossou and Dimitrakakis'
+1. gamma (docs/errata.md#td-private-ucb): ``gamma_rule="t"`` (default) reads Tossou and Dimitrakakis'
    "failure probability t^-4" as gamma = t^-4 at step t, so Gamma_t is recomputed every step;
    ``gamma_rule="T"`` is Mishra and Thakurta's fixed gamma, at T^-4. Both are data-independent.
-2. Logs (spec 001 section 3.9): natural logs throughout by default; ``depth_log="log2"`` uses
+2. Logs (Mishra & Thakurta 2015): natural logs throughout by default; ``depth_log="log2"`` uses
    log2 T for the log^2 T factor (the tree depth).
-3. Ties go to the lowest arm by default (spec 001 FLAG-6; probability 0 under Laplace noise).
+3. Ties go to the lowest arm by default (docs/errata.md#td-ties; probability 0 under Laplace noise).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Citation: S. Agrawal, N. Goyal. *Near-optimal regret bounds for Thompson Sampling.* Journal of
 the ACM 64(5), 30:1-30:24, 2017. As restated in B. Hu, Z. Huang, N. A. Mehta, N. Hegde,
 *Near-Optimal Algorithms for Differentially Private Online Learning in a Stochastic Environment*,
-arXiv:2102.07929v3 (undated, 2022 or later), Algorithm 2 (spec 002 section 3.2), whose line
+arXiv:2102.07929v3 (undated, 2022 or later), Algorithm 2 (Alg. 2), whose line
 numbers the tags follow.
 
 Pseudocode (Algorithm 2)::
@@ -27,9 +27,9 @@ O(sum_j log T / Delta_j); and O(sqrt(K T ln T)) instance-independently.
 Deviations:
 1. Rewards in [0, 1] enter S_j as they are, so the posterior parameters may be real-valued (the
    real-valued generalisation of Algorithm 2, which states Bernoulli rewards). Agrawal and
-   Goyal's alternative for bounded rewards (the paper's footnote 4; spec 002 section 2.1) feeds
+   Goyal's alternative for bounded rewards (the paper's footnote 4; Sec. 2) feeds
    a Bernoulli(X) draw instead; both agree on {0, 1} rewards.
-2. Ties go to the lowest arm by default (spec 002 G1; probability 0 under continuous samples).
+2. Ties go to the lowest arm by default (docs/errata.md#hj-ties; probability 0 under continuous samples).
 """
 
 from __future__ import annotations

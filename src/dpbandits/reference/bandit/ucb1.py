@@ -2,9 +2,9 @@
 
 Citation: P. Auer, N. Cesa-Bianchi, P. Fischer. *Finite-time analysis of the multiarmed bandit
 problem.* Machine Learning 47, 235-256, 2002. Used as the non-private reference by Tossou and
-Dimitrakakis (AAAI 2016, spec 001 section 3.5) and Hu et al. (spec 000 section 3.7).
+Dimitrakakis (AAAI 2016, Sec. 4) and Hu et al. (Sec. 6).
 
-Pseudocode (spec 001 section 3.5)::
+Pseudocode (Auer et al., Fig. 1, UCB1)::
 
     l.1  for t = 1..T:
     l.2      if t <= K: play arm t
@@ -17,8 +17,8 @@ Regret (Auer et al. Thm 1): R(T) <= sum_a 8 ln T / Delta_a + (1 + pi^2/3) sum_a 
 
 Deviations:
 1. The radius uses ln t with t the current round (as Tossou and Dimitrakakis write it), not
-   Auer et al.'s ln(t - 1) (spec 001 FLAG-10).
-2. Ties go to the lowest arm by default (spec 001 FLAG-6); ``tie_break="random"`` is offered.
+   Auer et al.'s ln(t - 1) (docs/errata.md#td-ucb-radius).
+2. Ties go to the lowest arm by default (docs/errata.md#td-ties); ``tie_break="random"`` is offered.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Citation: the classical rule; used as the non-private comparison by B. Hu, Z. Huang, N. A. Mehta,
 *Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment*,
-arXiv:2102.07929 (2021), Sec. 5, and the journal version (v3), Sec. 3.2. Spec 000 section 3.5,
-spec 002 section 3.6. Regret O(log K / Delta_min) on stochastic rewards (Kotlowski 2018).
+arXiv:2102.07929 (2021), Sec. 5, and the journal version (v3), Sec. 3.2. Hu, Huang & Mehta (2021), Sec. 5,
+Sec. 3.2. Regret O(log K / Delta_min) on stochastic rewards (Kotlowski 2018).
 
 Pseudocode (``l.N`` counts the statements of the description in order)::
 

@@ -2,7 +2,7 @@
 
 Citation: B. Hu, Z. Huang, N. A. Mehta. *Near-Optimal Algorithms for Private Online Learning in a
 Stochastic Environment.* arXiv:2102.07929 (2021), Sec. 5; journal version (v3), Sec. 5. The
-papers describe it in words only (specs 000 section 3.4, 002 section 3.5).
+papers describe it in words only (Hu, Huang & Mehta 2021, Sec. 5; journal version, Sec. 5).
 
 Pseudocode (reconstructed from the description; ``l.N`` counts its statements)::
 

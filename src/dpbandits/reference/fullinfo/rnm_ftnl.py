@@ -3,7 +3,7 @@
 Citation: B. Hu, Z. Huang, N. A. Mehta. *Near-Optimal Algorithms for Private Online Learning in a
 Stochastic Environment.* arXiv:2102.07929 (2021): "FTNL", Algorithms 2 and 3, Theorems 6-7; and
 B. Hu, Z. Huang, N. A. Mehta, N. Hegde, journal version (arXiv:2102.07929v3): "RNM-FTNL",
-Algorithm 4, Theorems 8-9. The two are the same algorithm. Specs 000 section 3.3, 002 section 3.4.
+Algorithm 4, Theorems 8-9. The two are the same algorithm.
 
 Pseudocode (Algorithm 4 of the journal version, its line numbers)::
 
@@ -20,11 +20,10 @@ Privacy claim (Theorem 6 / Theorem 8): eps-DP for the whole action sequence when
 vector may be replaced (relation ROW). The proof composes nothing: a change in epoch s moves only
 that epoch's sums, hence only J for epoch s + 1, and it cites Dwork and Roth's Claim 3.9 (RNM with
 Lap(1/eps) is eps-DP). That claim is for monotone neighbours; here the K sums can move by +-1 in
-opposite directions, and RNM with Lap(1/eps) is then only 2 eps-DP (spec 000 section 3.3 and 002
-E1). Counterexample (K = 5, eps = 1, epoch 0): X(1) = (1,0,0,0,0) vs (0,1,1,1,1), event "action
+opposite directions, and RNM with Lap(1/eps) is then only 2 eps-DP (docs/errata.md#rnm-laplace). Counterexample (K = 5, eps = 1, epoch 0): X(1) = (1,0,0,0,0) vs (0,1,1,1,1), event "action
 1 at round 2", probabilities 0.43566 vs 0.07503, privacy loss 1.759 > 1. Variant ``paper`` is
 therefore claimed eps-DP but proven 2 eps-DP; variant ``corrected`` (the default) uses Lap(2/eps),
-which the same hazard-rate argument makes eps-DP (spec 004 section 3.7).
+which the same hazard-rate argument makes eps-DP (Wu & Wang, Sec. 3.1).
 
 Regret (Theorem 7 / Theorem 9): at most
 sum_{k: J_k nonempty} 256 (1 + ln |J_k|) / min(Delta_(k), eps) (+1), with the brackets J_k of
@@ -34,11 +33,11 @@ Exact law: :meth:`RNMFTNL.trajectory_model` gives the exact law of the actions g
 table (epoch-0 action 1 with probability 1, then one Laplace RNM per completed epoch).
 
 Deviations:
-1. Default variant ``corrected``: Lap(2/eps) instead of Lap(1/eps) (spec 002 E1); the printed
+1. Default variant ``corrected``: Lap(2/eps) instead of Lap(1/eps) (docs/errata.md#rnm-laplace); the printed
    scale is variant ``paper``.
-2. Epoch 0 plays action 1 (index 0), following Algorithm 2/4, not the Sec. 5.1 text (spec 000
-   A11, spec 002 F1).
-3. Ties in the argmax have probability 0; the lowest index wins (spec 002 F2).
+2. Epoch 0 plays action 1 (index 0), following Algorithm 2/4, not the Sec. 5.1 text (docs/errata.md#hhm-epoch0,
+   docs/errata.md#hj-epoch0-action).
+3. Ties in the argmax have probability 0; the lowest index wins (docs/errata.md#hj-ties).
 """
 
 from __future__ import annotations
@@ -85,7 +84,7 @@ class RNMFTNL(PolicyBase):
         return PrivacyClaim(claimed, Guarantee(2 * self.epsilon), "false", _SOURCE,
                             "RNM with Lap(1/eps) is eps-DP only for monotone neighbours; replacing "
                             "a whole reward vector moves sums in opposite directions: K = 5, "
-                            "eps = 1, epoch 0 loses 1.759 (spec 002 E1)")
+                            "eps = 1, epoch 0 loses 1.759 (docs/errata.md#rnm-laplace)")
 
     def trajectory_model(self) -> EpochRNM:
         """The exact law of this algorithm's actions given a fixed table."""

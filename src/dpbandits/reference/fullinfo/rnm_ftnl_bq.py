@@ -2,7 +2,7 @@
 
 Citation: R. Wu, Y.-X. Wang. *Improved Regret in Stochastic Decision-Theoretic Online Learning
 under Differential Privacy* (v1 titled *New Rates in ...*), arXiv:2502.10997 (2025), Algorithm 1,
-Theorems 2 and 4, Corollaries 1 and 2. Spec 004.
+Theorems 2 and 4, Corollaries 1 and 2.
 
 Pseudocode (Algorithm 1, its line numbers; the paper writes losses, this library rewards)::
 
@@ -18,11 +18,11 @@ Pseudocode (Algorithm 1, its line numbers; the paper writes losses, this library
     14:         G_r <- G_r + l~(t)
     16:     J_r <- argmax_j (-G_(r,j) + Q_(r,j)),  Q_(r,j) ~ Q_eps i.i.d.
 
-In reward form (x = 1 - l, spec 004 section 2.2) line 16 is argmax_j (S_(r,j) + Q_(r,j)) with S
+In reward form (x = 1 - l, Sec. 2) line 16 is argmax_j (S_(r,j) + Q_(r,j)) with S
 the epoch's reward sums, and line 12 is x~_j = 1{U_j >= 1 - x_j} with U_j uniform, which is
 pathwise the loss form's 1 - 1{U_j < l_j}.
 
-Noises (spec 004 table 3.3): ``Q="laplace"`` Lap(c/eps), ``"exponential"`` Exp(c/eps) (scale),
+Noises (Table 2): ``Q="laplace"`` Lap(c/eps), ``"exponential"`` Exp(c/eps) (scale),
 ``"gumbel"`` max-type Gumbel(c/eps); the default is the exponential noise, the one that both
 main results (Theorems 2 and 4) use and whose printed scale is wrong. Variant ``paper`` prints
 c = 2, 1, 2; variant
@@ -30,7 +30,7 @@ c = 2, 1, 2; variant
 
 Privacy claim (Theorems 2 and 4): eps-DP under replacement of one loss vector (relation ROW), by
 disjoint epochs and "each J_r is eps-DP" (Dwork et al. 2014; Qiao et al. 2021). True for
-Lap(2/eps) and Gumbel(2/eps). False for Exp(1/eps) (spec 004 E1): sums (2, 0) vs (1, 1) at
+Lap(2/eps) and Gumbel(2/eps). False for Exp(1/eps) (docs/errata.md#ww-exponential): sums (2, 0) vs (1, 1) at
 epoch 2 give P[J = 1] = e^(-2 eps)/2 vs 1/2, a loss of exactly 2 eps; Exp(2/eps) is eps-DP. With
 B = 1 the resampling bits are coupled through shared uniforms and the mixture of eps-DP pairs is
 eps-DP.
@@ -43,11 +43,11 @@ table (uniform J_0, then one RNM per completed epoch; for B = 1 and fractional r
 resampled sums are enumerated).
 
 Deviations:
-1. Default variant ``corrected``: Exp(2/eps) instead of Exp(1/eps) (spec 004 E1). For Laplace and
+1. Default variant ``corrected``: Exp(2/eps) instead of Exp(1/eps) (docs/errata.md#ww-exponential). For Laplace and
    Gumbel the two variants coincide.
 2. Epochs are played while 2^(r-1) <= T and the last is truncated at T, so floor(log2 T) + 1
    epochs are played; the printed loop bound ceil(log2(T - 1)) + 1 is undefined at T = 1 and too
-   short at T = 2 (spec 004 A1; see ``report_noisy_max.literal_epoch_count``). The algorithm never
+   short at T = 2 (docs/errata.md#ww-loop-bound; see ``report_noisy_max.literal_epoch_count``). The algorithm never
    needs T.
 3. eps = infinity (no noise) is not offered: epsilon must be finite and positive.
 """
@@ -65,7 +65,7 @@ __all__ = ["RNMFTNLBQ", "SCALE_MULTIPLIERS"]
 
 _SOURCE = "Wu & Wang (arXiv:2502.10997), Theorems 2 and 4, Sec. 3.1"
 
-# c in the noise scale c / eps, by variant and noise (spec 004 section 3.3).
+# c in the noise scale c / eps, by variant and noise (Table 2).
 SCALE_MULTIPLIERS = {
     "paper": {"laplace": 2.0, "exponential": 1.0, "gumbel": 2.0},
     "corrected": {"laplace": 2.0, "exponential": 2.0, "gumbel": 2.0},
@@ -106,7 +106,7 @@ class RNMFTNLBQ(PolicyBase):
             return PrivacyClaim(claimed, Guarantee(2 * self.epsilon), "false", _SOURCE,
                                 "RNM with Exp(1/eps) under vector replacement: sums (2,0) vs (1,1) "
                                 "give P[J=1] = exp(-2 eps)/2 vs 1/2, a loss of exactly 2 eps "
-                                "(spec 004 E1)")
+                                "(docs/errata.md#ww-exponential)")
         return PrivacyClaim(claimed, claimed, "holds", _SOURCE,
                             f"RNM with {self.Q} noise at scale 2/eps has hazard rate <= eps/2, so "
                             "one epoch is eps-DP; epochs use disjoint data")

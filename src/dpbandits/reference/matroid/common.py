@@ -1,6 +1,6 @@
 """What every matroid-bandit policy shares: the matroid argument, the feedback checks, the greedy
 call, and, for the two private algorithms (DPUCB-MAT and DPTS-MAT), their common private mean
-estimator (spec 003 section 3.0, Alg. 2 l.2 and l.9-13 = Alg. 3 l.2 and l.10-14) and their claim.
+estimator (Sec. 3-4, Alg. 2 l.2 and l.9-13 = Alg. 3 l.2 and l.10-14) and their claim.
 
 Protocol (the engine's ``semi`` feedback). ``K`` is the number of base arms L (the engine's K);
 the paper's K, the rank, is ``rank`` (also ``super_arm_size``). A policy that observes round 0
@@ -24,7 +24,7 @@ __all__ = ["MatroidPolicy", "round_zero_claim", "ROUND_ZERO_COUNTEREXAMPLE"]
 
 ROUND_ZERO_COUNTEREXAMPLE = (
     "synthetic instance (Table 2), eps = 2: w_0 = (1,1,1,0,0,0,0) vs (0,0,0,1,1,1,1) gives "
-    "P{A^1 = {e1, e2, e3}} = 0.2203 vs 0.02338, a privacy loss of 2.243 > 2 (spec 003 FLAG-2, T-P12)")
+    "P{A^1 = {e1, e2, e3}} = 0.2203 vs 0.02338, a privacy loss of 2.243 > 2 (docs/errata.md#chh-round0, docs/errata.md#chh-round0)")
 
 
 class MatroidPolicy(PolicyBase):
@@ -92,7 +92,7 @@ class MatroidPolicy(PolicyBase):
                                  f"got {x.shape}")
         return check_rewards(x, f"rewards (round t = {t})")
 
-    # --- the lazy, forgetful private means of DPUCB-MAT and DPTS-MAT (spec 003 section 3.0) ---
+    # --- the lazy, forgetful private means of DPUCB-MAT and DPTS-MAT (Sec. 3-4) ---
 
     # --8<-- [start:private-means]
     def init_private_means(self) -> None:
@@ -160,7 +160,7 @@ def round_zero_claim(policy: MatroidPolicy, source: str) -> PrivacyClaim:
     if policy.variant == "corrected":
         return PrivacyClaim(claimed, claimed, "holds", source,
                             "rows 1..n: Theorem 1's argument; row 0: L values of sensitivity 1 with "
-                            "Lap(L/eps) (spec 003 FLAG-2)")
+                            "Lap(L/eps) (docs/errata.md#chh-round0)")
     free = policy.L - len(policy.matroid.loops)
     if free <= policy.rank:
         return PrivacyClaim(claimed, claimed, "holds", source,

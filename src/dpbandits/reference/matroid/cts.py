@@ -4,10 +4,10 @@ Citation: S. Wang, W. Chen. *Thompson Sampling for Combinatorial Semi-Bandits.* 
 with Beta priors); Gaussian Thompson sampling as in S. Agrawal, N. Goyal, *Near-Optimal Regret
 Bounds for Thompson Sampling*, JACM 64(5), 2017. Chandak, Hu & Hegde (2023) compare DPTS-MAT with
 "the non-private CTS ... with Gaussian priors", "adapted to the matroid bandit setting", and give
-no pseudocode; spec 003 section 3.4 recommends the reading below (DPTS-MAT without noise, boost
+no pseudocode; we take the reading below (DPTS-MAT without noise, boost
 or laziness) and asks for its alternatives as options.
 
-Pseudocode (spec 003 section 3.4, form ``round0``; tags use these line numbers)::
+Pseudocode (our reading, form ``round0``; tags use these line numbers)::
 
     1: observe w_0 (all L coordinates); S_e <- w_0(e); N_e <- 1
     2: for t = 1, 2, ...:
@@ -32,7 +32,7 @@ Regret: Wang and Chen's CTS has O(L ln(n) / Delta) + O~(L / Delta^4) on matroids
 priors; Chandak et al., Table 1); no bound is stated for this Gaussian adaptation.
 
 Deviations:
-1. The form of the baseline is not given by the paper (spec 003 FLAG-21); ``round0`` is the
+1. The form of the baseline is not given by the paper (docs/errata.md#chh-unreported); ``round0`` is the
    recommended reading, the others are options.
 2. theta is drawn as mean + Normal(0, 1) * sd, all L arms of all runs each round, row-major.
 3. Greedy ties by ascending base-arm index (probability 0 here) or at random.
@@ -50,7 +50,7 @@ from .matroids import Matroid
 __all__ = ["CTS", "FORMS"]
 
 FORMS = ("round0", "agrawal-goyal", "lazy")
-"""The readings of the Gaussian CTS baseline (spec 003 section 3.4)."""
+"""The readings of the Gaussian CTS baseline (Sec. 5)."""
 
 
 class CTS(MatroidPolicy):
@@ -60,7 +60,7 @@ class CTS(MatroidPolicy):
     title = "CTS (Gaussian priors)"
     paper = "Wang & Chen (ICML 2018), adapted with Gaussian priors; baseline of Chandak, Hu & Hegde"
     private = False
-    variants = (Variant("paper", "Gaussian TS with greedy oracle (spec 003 section 3.4 reading)"),)
+    variants = (Variant("paper", "Gaussian TS with greedy oracle (Sec. 5 reading)"),)
     default_variant = "paper"
 
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,

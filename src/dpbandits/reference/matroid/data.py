@@ -1,6 +1,6 @@
 """The experiments' data: the synthetic dataset, MovieLens 1M, and an invented stand-in for it.
 
-Chandak, Hu & Hegde (2023), Sec. 5 (spec 003 section 5):
+Chandak, Hu & Hegde (2023), Sec. 5:
 
 ``chandak-synthetic`` (Sec. 5.1, Table 2)
     seven vectors in R^3 from Neel and Neudauer (2009), a linear matroid of rank 3, independent
@@ -9,13 +9,13 @@ Chandak, Hu & Hegde (2023), Sec. 5 (spec 003 section 5):
 ``chandak-movielens`` (Sec. 5.2)
     MovieLens 1M (Harper and Konstan 2015), read from a directory the user supplies (its licence
     forbids redistribution: nothing is shipped or downloaded). The 100 movies with the most
-    ratings (ties by movie id, FLAG-20) are the base arms; movie e is its multi-hot genre vector
-    over the 18 genres (the paper's "one-hot", FLAG-20) and independence is exact linear
+    ratings (ties by movie id, docs/errata.md#chh-movies) are the base arms; movie e is its multi-hot genre vector
+    over the 18 genres (the paper's "one-hot", docs/errata.md#chh-movies) and independence is exact linear
     independence over the rationals (rank 17 expected; a warning otherwise). Each round one user
     is drawn uniformly with replacement and w_t(e) = 1 if that user rated e, so the weights of a
-    round are dependent (FLAG-6); w_bar(e) = (ratings of e) / (number of users). n = 20,000,
+    round are dependent (docs/errata.md#chh-independence); w_bar(e) = (ratings of e) / (number of users). n = 20,000,
     eps = 2 (eps0 = 2/17).
-``chandak-movielens-standin`` (spec 003 section 5.5, **invented**)
+``chandak-movielens-standin`` (**invented**: MovieLens 1M is not shipped)
     a synthetic stand-in with the movie experiment's shape so that it runs without the data: 100
     random multi-hot genre vectors over 18 genres with one genre unused (rank 17, checked), and
     a 6040 x 100 binary user-by-movie matrix whose column means fall from about 0.57 to about
@@ -202,7 +202,7 @@ def chandak_movielens(path: str | Path) -> MatroidEnvironment:
 
 
 def movielens_standin(seed: int = 0, *, n_users: int = 6040, n_movies: int = 100) -> MovieLensData:
-    """An **invented** stand-in for the movie experiment (spec 003 section 5.5).
+    """An **invented** stand-in for the movie experiment (MovieLens 1M is not shipped).
 
     Genre vectors: each movie gets 1 to 4 distinct genres drawn uniformly from the 17 genres
     other than Documentary (so the rank is at most 17; redrawn until it is 17). Ratings: user u
@@ -229,7 +229,7 @@ def movielens_standin(seed: int = 0, *, n_users: int = 6040, n_movies: int = 100
         titles=tuple(f"stand-in movie {e + 1}" for e in range(n_movies)),
         genres=genres,
         rated=rated,
-        source=f"invented stand-in for MovieLens 1M (spec 003 section 5.5), seed {seed}",
+        source=f"invented stand-in for MovieLens 1M (MovieLens 1M is not shipped), seed {seed}",
     )
 
 
@@ -243,7 +243,7 @@ MATROID_SETTINGS: dict[str, str] = {
         "multi-hot genre vectors (rank 17), a uniformly random user per round; n = 20,000, "
         "eps = 2. Needs path= to a directory with ratings.dat and movies.dat (not shipped)",
     "chandak-movielens-standin":
-        "INVENTED stand-in for chandak-movielens (spec 003 section 5.5): 100 random multi-hot "
+        "INVENTED stand-in for chandak-movielens (MovieLens 1M is not shipped): 100 random multi-hot "
         "genre vectors (rank 17), 6040 synthetic users, means from 0.57 to 0.2; not MovieLens "
         "data. Option seed= (default 0)",
 }

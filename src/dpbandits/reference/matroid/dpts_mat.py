@@ -2,8 +2,8 @@
 
 Citation: K. Chandak, B. Hu, N. Hegde. *Differentially Private Algorithms for Efficient Online
 Matroid Optimization.* Preprint, 2023 (also Chandak's MSc thesis, University of Alberta, 2023);
-no arXiv id is printed. Algorithm 3 (misspelt DPST-MAT and DPIS-MAT in places, FLAG-8),
-Theorems 3 and 4. Spec 003 sections 3.0 and 3.2.
+no arXiv id is printed. Algorithm 3 (misspelt DPST-MAT and DPIS-MAT in places, docs/errata.md#chh-names),
+Theorems 3 and 4.
 
 Pseudocode (Algorithm 3, the paper's line numbers; K = rank, eps0 = eps / K)::
 
@@ -21,27 +21,26 @@ Pseudocode (Algorithm 3, the paper's line numbers; K = rank, eps0 = eps / K)::
 Privacy claim (Theorem 3): eps-DP under the replacement of one weight vector (relation ROW), by
 Theorem 1's argument: the observations are processed exactly as in Algorithm 2, and lines 4-9
 (boost, Gaussian draws from data-independent randomness, greedy) are post-processing. The same
-round-0 gap applies (spec 003 FLAG-2): variant ``paper`` is only L' eps / K-DP for rows 0..n
+round-0 gap applies (docs/errata.md#chh-round0): variant ``paper`` is only L' eps / K-DP for rows 0..n
 (L' = non-loop base arms) and its claim is false when L' > K; variant ``corrected`` (default)
 uses Lap(L/eps) at round 0 and is eps-DP for rows 0..n. See
 :func:`~.common.round_zero_claim`.
 
 Regret (Theorem 4, O-only): Theorem 2's bound plus sum_{k: Delta_{min,k} > 0}
-O(ln(Kn) / Delta_{min,k}); spec 003 section 4.4 makes the V-term explicit with c = 72.
+O(ln(Kn) / Delta_{min,k}); Thm 4 makes the V-term explicit with c = 72.
 
-Lines l.2 and l.10-14 (the private mean estimator DPUCB-MAT and DPTS-MAT share, spec 003 section
-3.0) are implemented once, in ``MatroidPolicy.observe_private_means`` (``common.py``).
+Lines l.2 and l.10-14 (the private mean estimator DPUCB-MAT and DPTS-MAT share, Sec. 3-4) are implemented once, in ``MatroidPolicy.observe_private_means`` (``common.py``).
 
 Deviations:
 1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
-   T_e = 1 the boost uses eps / L in place of eps0 (spec 003 FLAG-2; post-processing).
-2. Round 0 is a free full-information observation supplied by the engine (FLAG-3).
+   T_e = 1 the boost uses eps / L in place of eps0 (docs/errata.md#chh-round0; post-processing).
+2. Round 0 is a free full-information observation supplied by the engine (docs/errata.md#chh-round0-full-info).
 3. theta is drawn as w' + Normal(0, 1) / sqrt(T_e) from one stream, all L arms of all runs each
    round in row-major (run, arm) order (the paper is silent on draw order); variance 1 / T_e
-   (FLAG-7).
+   (docs/errata.md#chh-gaussian-variance).
 4. Greedy ties by ascending base-arm index (probability 0 here) or at random
    (``tie_break="random"``); the basis is returned in insertion order.
-5. Buffers kept as (count, sum); weights must lie in [0, 1] (FLAG-4); no eps = infinity.
+5. Buffers kept as (count, sum); weights must lie in [0, 1] (docs/errata.md#chh-reward-range); no eps = infinity.
 """
 
 from __future__ import annotations

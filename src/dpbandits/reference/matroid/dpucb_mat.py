@@ -2,7 +2,7 @@
 
 Citation: K. Chandak, B. Hu, N. Hegde. *Differentially Private Algorithms for Efficient Online
 Matroid Optimization.* Preprint, 2023 (also Chandak's MSc thesis, University of Alberta, 2023);
-no arXiv id is printed. Algorithm 2, Theorems 1 and 2. Spec 003 sections 3.0-3.1.
+no arXiv id is printed. Algorithm 2, Theorems 1 and 2.
 
 Pseudocode (Algorithm 2, the paper's line numbers; K = rank, eps0 = eps / K)::
 
@@ -19,34 +19,33 @@ Pseudocode (Algorithm 2, the paper's line numbers; K = rank, eps0 = eps / K)::
 Privacy claim (Theorem 1): eps-DP for the sequence of played bases when one whole weight vector
 w_s may be replaced (relation ROW). The proof (only A^s reads w_s; each reward enters one epoch
 sum released once with Lap(K/eps); basic composition over K arms) is sound for rows s >= 1 but
-does not cover row 0, which line 2 reads in all L coordinates (spec 003 FLAG-2). Variant
+does not cover row 0, which line 2 reads in all L coordinates (docs/errata.md#chh-round0). Variant
 ``paper`` is therefore only L' eps / K-DP for rows 0..n (L' = non-loop base arms; 4 on the
 synthetic instance at eps = 2) and the claim is false whenever L' > K: on the synthetic instance
-the first decision alone loses 2.243 > 2 (spec 003 T-P12). Variant ``corrected`` (the default)
+the first decision alone loses 2.243 > 2 (docs/errata.md#chh-round0). Variant ``corrected`` (the default)
 adds Lap(L/eps) to the L round-0 values, which makes the row-0 release eps-DP (L1 sensitivity
 L); a change in one row never touches another, so the algorithm is eps-DP for rows 0..n.
 :func:`~.common.round_zero_claim` returns the claim object.
 
 Regret (Theorem 2, O-only): R_n <= sum_{e not in A*, Delta_{e,min} > 0}
-O(ln(Kn) / Delta_{e,min} + min{K, log2(Kn)} ln(Kn) / (eps / K)); spec 003 section 4.2 derives
+O(ln(Kn) / Delta_{e,min} + min{K, log2(Kn)} ln(Kn) / (eps / K)); Thm 2 derives
 the explicit sum_e G_e^(24) + L F_K(n) for the printed algorithm.
 
-Lines l.2 and l.9-13 (the private mean estimator DPUCB-MAT and DPTS-MAT share, spec 003 section
-3.0) are implemented once, in ``MatroidPolicy.observe_private_means`` (``common.py``).
+Lines l.2 and l.9-13 (the private mean estimator DPUCB-MAT and DPTS-MAT share, Sec. 3-4) are implemented once, in ``MatroidPolicy.observe_private_means`` (``common.py``).
 
 Deviations:
 1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
    T_e = 1 the privacy term of U_t(e) uses eps / L in place of eps0, so that the larger initial
-   noise cannot starve an arm for n^(1 - 3K/L) rounds (spec 003 FLAG-2, its regret caveat; this
+   noise cannot starve an arm for n^(1 - 3K/L) rounds (docs/errata.md#chh-round0, its regret caveat; this
    is post-processing). ``paper`` is the printed algorithm.
 2. Round 0 is a free full-information observation supplied by the engine
-   (``observe(0, None, w0)``), not a played basis and not counted in regret (FLAG-3).
-3. Greedy ties are broken by ascending base-arm index (FLAG-5; probability 0 under Laplace
+   (``observe(0, None, w0)``), not a played basis and not counted in regret (docs/errata.md#chh-round0-full-info).
+3. Greedy ties are broken by ascending base-arm index (docs/errata.md#chh-greedy-ties; probability 0 under Laplace
    noise), or at random with ``tie_break="random"``. The basis is returned in insertion order;
    releasing that order is post-processing.
 4. The buffer of each arm is kept as (count, sum), which is all line 12 reads.
-5. Weights must lie in [0, 1] (FLAG-4) and are checked; eps = infinity is not offered (for
-   large eps the algorithm is near non-private but is not OMM, FLAG-30).
+5. Weights must lie in [0, 1] (docs/errata.md#chh-reward-range) and are checked; eps = infinity is not offered (for
+   large eps the algorithm is near non-private but is not OMM, docs/errata.md#chh-large-eps).
 """
 
 from __future__ import annotations

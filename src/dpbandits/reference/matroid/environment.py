@@ -1,10 +1,10 @@
 """The matroid-bandit environment: a matroid over the L base arms and a reward source for them.
 
-Chandak, Hu & Hegde, Sec. 2.2 (spec 003 section 2.2): each round t the environment draws a weight
+Chandak, Hu & Hegde, Sec. 2: each round t the environment draws a weight
 vector w_t in [0, 1]^L, i.i.d. over rounds; the learner plays a basis A^t and observes w_t(e) for
 e in A^t (semi-bandit feedback). Round 0 is a free observation of the whole w_0 before round 1.
 
-The coordinates of w_t may be dependent (spec 003 FLAG-6): any
+The coordinates of w_t may be dependent (docs/errata.md#chh-independence): any
 :class:`~dpbandits.reference.environments.RewardSource` of L arms serves, for example
 :class:`~dpbandits.reference.environments.Bernoulli` (independent arms, the synthetic
 experiment), :class:`~dpbandits.reference.environments.Table` (one fixed table with row 0 given

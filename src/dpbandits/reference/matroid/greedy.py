@@ -2,7 +2,7 @@
 
 Chandak, Hu & Hegde invoke "Algorithm 1" (Kveton et al. 2014, Algorithm 1, Greedy) on the UCBs,
 the posterior samples and the true means; its box is lost from the source text and rebuilt in
-spec 003 section 2.6::
+Alg. 1::
 
     1: A <- empty ordered list
     2: order E by descending score x(e_(1)) >= x(e_(2)) >= ... >= x(e_(L))
@@ -12,7 +12,7 @@ spec 003 section 2.6::
 
 Every element is scanned, whatever the sign of its score: the output is always a **basis**
 (super arms are bases; noisy indices can be negative). Ties are broken by a data-independent
-total order, ascending base-arm index (spec 003 FLAG-5), or by caller-supplied tie keys (drawn
+total order, ascending base-arm index (docs/errata.md#chh-greedy-ties), or by caller-supplied tie keys (drawn
 from the policy's generator for ``tie_break="random"``). By Rado-Edmonds the output maximises
 sum_{e in A} x(e) over all bases; it depends on the scores only through their ranking.
 
@@ -265,7 +265,7 @@ def optimal_value(matroid: Matroid, means: np.ndarray) -> float:
 
 
 def pairing_permutation(matroid: Matroid, played: np.ndarray, optimal: np.ndarray) -> np.ndarray:
-    """The pairing pi_t of Sec. 4.3 (spec 003 section 3.6), an analysis device.
+    """The pairing pi_t of Sec. 4.3 (Chandak, Hu & Hegde's proof of Theorem 2), an analysis device.
 
     ``played`` = (a^t_1..a^t_K) and ``optimal`` = (a*_1..a*_K) are bases in greedy order. Built
     backwards from k = K: a^t_k is paired with itself when it is in A*, otherwise with the first

@@ -3,8 +3,7 @@
 A matroid (E, I) has a finite ground set E of L base arms and a family I of independent sets
 with (1) the empty set in I, (2) every subset of an independent set independent, and (3)
 augmentation: if A, B are in I and |A| > |B|, some e in A \\ B has B + e in I (Chandak, Hu &
-Hegde, Sec. 2.1, lost from the source text and rebuilt from Kveton et al. 2014; spec 003
-section 2.1). A basis is a maximal independent set; all bases have the same size, the rank
+Hegde, Sec. 2.1, lost from the source text and rebuilt from Kveton et al. 2014). A basis is a maximal independent set; all bases have the same size, the rank
 (the paper's K). A loop is an element e with {e} dependent: it is in no basis.
 
 Every matroid answers
@@ -14,7 +13,7 @@ Every matroid answers
 * ``builder()``: an incremental oracle that grows one independent set (what the greedy uses),
 * ``rank``, ``rank_of(S)``, ``loops``, ``is_basis(S)`` and ``L``.
 
-The four kinds of spec 003 section 2.5:
+The four kinds of Sec. 5:
 
 :class:`Uniform` (L, k)
     S is independent iff |S| <= k.

@@ -2,8 +2,8 @@
 
 Citation: B. Kveton, Z. Wen, A. Ashkan, H. Eydgahi, B. Eriksson. *Matroid Bandits: Fast
 Combinatorial Optimization with Learning.* UAI 2014, pp. 420-429, arXiv:1403.5045, Algorithm 2.
-Used as the UCB baseline by Chandak, Hu & Hegde (2023), Sec. 5. Spec 003 section 3.3 (the
-pseudocode is recalled from Kveton et al., "from memory, verify").
+Used as the UCB baseline by Chandak, Hu & Hegde (2023), Sec. 5 (the
+pseudocode is recalled from Kveton et al.; the constants are to be checked against their paper).
 
 Pseudocode (Kveton et al., Algorithm 2; tags use these line numbers)::
 
@@ -21,10 +21,10 @@ Regret (Kveton et al., Theorem 1, recalled, verify before use): sum_{e not in A*
 
 Deviations:
 1. Kveton et al. write the radius with t - 1 (c_{t-1, N_e}), undefined at t = 1; the default
-   uses ln(t) of the current round (spec 003 FLAG-21). ``log_round="t-1"`` gives
+   uses ln(t) of the current round (docs/errata.md#chh-unreported). ``log_round="t-1"`` gives
    ln(max(t - 1, 1)), ``alpha`` the constant (2 in UCB1).
 2. The running mean is kept as the sum S_e and count N_e (w^_e = S_e / N_e).
-3. Greedy ties by ascending base-arm index (FLAG-5; ties are common with Bernoulli rewards), or
+3. Greedy ties by ascending base-arm index (docs/errata.md#chh-greedy-ties; ties are common with Bernoulli rewards), or
    at random with ``tie_break="random"``.
 """
 
