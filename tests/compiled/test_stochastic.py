@@ -2,7 +2,7 @@
 
 Every kernel here is bit-identical to its reference algorithm on every run, round and checkpoint,
 except AdaP-KLUCB's KL index, which NumPy's SIMD ``log1p`` lets differ by a few ulps (the kernel's
-docstring); for it the trajectories are checked identical and the index close to 4 ulps.
+docstring); for it the trajectories are checked identical and the index within 4 ulps.
 """
 
 from __future__ import annotations
@@ -12,7 +12,14 @@ import pytest
 
 from dpbandits.compiled.adap_klucb import kl_ucb_index as compiled_kl_ucb_index
 from dpbandits.errors import DPBanditsError
-from dpbandits.reference import Bernoulli, BetaArms, Deterministic, Table, simulate, spec
+from dpbandits.reference import (
+    Bernoulli,
+    BetaArms,
+    Deterministic,
+    Table,
+    simulate,
+    spec,
+)
 from dpbandits.reference.bandit.adap_klucb import kl_ucb_index
 
 from .identity import differing_fields
