@@ -45,7 +45,6 @@ KERNELS: dict[str, str] = {
     "lazy-dp-ts": "lazy_dp_ts",
     "dp-se": "dp_se",
     "adap-klucb": "adap_klucb",
-    "adap-klucb": "adap_klucb",
     "ftl": "fullinfo",
     "hedge": "fullinfo",
     "naive-ftnl": "fullinfo",
