@@ -140,7 +140,7 @@ def test_cli_writes_plot_json_and_markdown(tmp_path, capsys):
 
 @pytest.mark.smoke
 @pytest.mark.parametrize("argv, message", [
-    (["bounds", "ucb1", "--horizon", "100", "--runs", "1"], "single run"),
+    (["bounds", "ucb1", "--horizon", "100", "--runs", "1"], "[2, "),
     (["bounds", "nope", "--horizon", "100"], "unknown algorithm"),
     (["bounds", "dp-se", "--horizon", "100", "--epsilon", "0"], "epsilon"),
     (["bounds", "ucb1", "--horizon", "100", "--value", "x"], "NAME=X"),

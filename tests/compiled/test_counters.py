@@ -10,12 +10,11 @@ variant and parameter, on every bandit source, with both tie-breaks, for 1 run a
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 from dpbandits.compiled import counters
+from dpbandits.errors import DPBanditsError
 from dpbandits.reference import Bernoulli, BetaArms, Deterministic, Table, simulate, spec
 from dpbandits.reference.mechanisms import BinaryCounter, HybridCounter, LogarithmicCounter
 
@@ -106,6 +105,10 @@ CASES = [
     ("dp-ucb-bound", {"epsilon": 1.0, "tree_log_base": "e"}),
     ("dp-ucb", {"epsilon": 0.5}),
     ("dp-ucb", {"epsilon": 1.0, "variant": "paper"}),
+    ("private-ucb", {"epsilon": 0.5, "T": 300}),
+    ("private-ucb", {"epsilon": 1.0, "T": 300, "gamma_rule": "T", "depth_log": "log2"}),
+    ("hybrid-ucb", {"epsilon": 0.5}),
+    ("hybrid-ucb", {"epsilon": 2.0, "variant": "paper"}),
 ]
 
 
@@ -116,3 +119,28 @@ CASES = [
 def test_bit_identical(name, kwargs, tie_break, source, runs, T):
     factory = spec(name, 4, tie_break=tie_break, **kwargs)
     assert differing_fields(factory, SOURCES[source], T, runs, seed=11) == []
+
+
+@pytest.mark.parametrize("variant", ["corrected", "paper"])
+def test_hybrid_ucb_trees_of_8_levels_and_more(variant):
+    """An arm observed about 2,000 times fills trees up to r = 10: p-sum widths 8 and 16."""
+    factory = spec("hybrid-ucb", 2, epsilon=4.0, variant=variant)
+    assert differing_fields(factory, Bernoulli([0.9, 0.1]), 2500, 2, seed=1) == []
+
+
+@pytest.mark.parametrize("tree_log_base", [2, "e"])
+def test_dp_ucb_bound_across_counts_where_numpys_simd_log_differs(tree_log_base):
+    """On a CPU with AVX-512, NumPy's SIMD log2 (ln) of n = 1621 (9170) differs from libm's in
+    the last bit, and so may nu_a; the trajectories are identical across those counts."""
+    n = 1621 if tree_log_base == 2 else 9170
+    factory = spec("dp-ucb-bound", 2, epsilon=8.0, tree_log_base=tree_log_base)
+    T = 2 * n + 200
+    result = simulate(factory, Bernoulli([0.9, 0.2]), T, 1, seed=2, backend="compiled")
+    assert result.pulls.max() > n
+    assert differing_fields(factory, Bernoulli([0.9, 0.2]), T, 1, seed=2) == []
+
+
+def test_private_ucb_refuses_a_round_beyond_its_horizon():
+    factory = spec("private-ucb", 2, epsilon=1.0, T=10)
+    with pytest.raises(DPBanditsError, match="horizon"):
+        simulate(factory, Bernoulli([0.6, 0.4]), 12, 2, backend="compiled")
