@@ -39,6 +39,7 @@ __all__ = ["KERNELS", "kernel_module", "unsupported", "run_block", "KernelPolicy
 KERNELS: dict[str, str] = {
     "ucb1": "ucb1",
     "anytime-lazy-ucb": "anytime_lazy_ucb",
+    "dp-ucb-int": "dp_ucb_int",
     "private-ucb": "private_ucb",
     "hybrid-ucb": "hybrid_ucb",
     "dp-ucb-bound": "dp_ucb",
