@@ -15,6 +15,11 @@ Markers an algorithm page may contain, each on its own line:
 ``<!-- dpbandits:audit NAME -->``
     the rows for NAME of the audit claims table in ``docs/data/audit-claims.json``, the output
     of ``dpbandits audit --all --out docs/data`` (the page says which command produced it).
+``<!-- dpbandits:options COMMAND -->``
+    every option of ``dpbandits COMMAND`` with its default and help, read from the command's
+    own parser (:func:`dpbandits.cli.options_table`), so the docs state the defaults it uses.
+``<!-- dpbandits:limits -->``
+    every bound the tool enforces, read from :mod:`dpbandits.limits`.
 
 Simulations at build time are small (T = 2^14, 10 runs) so that the strict build in the test suite
 stays fast; the page states the size.
@@ -27,7 +32,8 @@ import json
 import re
 from pathlib import Path
 
-MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue|tags) ?([a-z0-9-]*) -->$", flags=re.M)
+MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue|tags|options|limits) ?([a-z0-9-]*) -->$",
+                    flags=re.M)
 TAG = re.compile(r"#\s*(\[(?:[A-Za-z./0-9]+ )?l\.[^\]]*\])")
 AUDIT_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "audit-claims.json"
 SIZE = dict(horizon=2 ** 14, runs=10, seed=0, epsilon=1.0)
@@ -41,6 +47,14 @@ def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001
 def _render(what: str, name: str) -> str:
     if what == "catalogue":
         return _catalogue()
+    if what == "options":
+        from dpbandits.cli import options_table
+
+        return options_table(name)
+    if what == "limits":
+        from dpbandits.limits import table
+
+        return table()
     if what == "tags":
         return _tags(name)
     return _bounds(name) if what == "bounds" else _audit(name)

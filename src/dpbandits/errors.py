@@ -20,6 +20,7 @@ __all__ = [
     "check_rewards",
     "check_table",
     "check_means",
+    "check_seed",
 ]
 
 
@@ -42,6 +43,10 @@ def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
     """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
     if isinstance(value, bool):
         raise DPBanditsError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if isinstance(value, (int, np.integer)):     # exact: never through a float (seeds > 2^53)
+        if int(value) < minimum:
+            raise DPBanditsError(f"{name} must be an integer >= {minimum}, got {_short(value)}")
+        return int(value)
     try:
         as_float = float(value)
     except (TypeError, ValueError):
@@ -105,3 +110,21 @@ def check_means(means: Any, name: str = "means") -> np.ndarray:
     if array.ndim != 1 or array.size < 2:
         raise DPBanditsError(f"{name} must be a vector of K >= 2 arm means, got shape {array.shape}")
     return check_rewards(array, name)
+
+
+def check_seed(value: Any, name: str = "seed") -> int:
+    """Return ``value`` as an exact integer in [0, 2^128) (never through a float)."""
+    if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer, str)):
+        raise DPBanditsError(f"{name} must be an integer in [0, 2^128), got {value!r}")
+    text = str(value).strip()
+    if len(text) > 60 or not text.isdigit():
+        raise DPBanditsError(f"{name} must be an integer in [0, 2^128), got {_short(value)}")
+    seed = int(text)
+    if seed >= 2 ** 128:
+        raise DPBanditsError(f"{name} must be an integer in [0, 2^128), got {_short(value)}")
+    return seed
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,17 +1,19 @@
 """Writing result files atomically: a temporary file in the same folder, then a rename.
 
 A reader (or an interrupted run resumed later) sees either the previous file or the whole new
-one, never a half-written file.
+one, never a half-written file. The file gets the mode any other tool would give it: 0666 less
+the user's umask (the temporary file starts private, as ``mkstemp`` makes it).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import IO, Any, Callable
 
-__all__ = ["atomic_write", "write_atomically"]
+__all__ = ["atomic_write", "write_atomically", "current_umask"]
 
 
 def atomic_write(path: str | Path, write: Callable[[IO[Any]], Any], mode: str = "w") -> None:
@@ -21,10 +23,29 @@ def atomic_write(path: str | Path, write: Callable[[IO[Any]], Any], mode: str = 
     try:
         with os.fdopen(descriptor, mode, **({"newline": ""} if "b" not in mode else {})) as handle:
             write(handle)
+            os.chmod(handle.fileno(), 0o666 & ~current_umask())
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process's umask (read without changing it where the system allows)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:                   # elsewhere: set and restore, under a lock
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
 
 
 def write_atomically(path: str | Path, data: str | bytes) -> None:

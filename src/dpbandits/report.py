@@ -20,7 +20,9 @@ finishes in about 10 minutes on 2 cores; ``--budget tiny`` is the test suite's.
 from __future__ import annotations
 
 import base64
+import html
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,7 +70,7 @@ def _algorithms(out: Path, budget: dict, seed: int, client, say, workers: int = 
     lines = ["| algorithm | paper | feedback | variant: claim at epsilon = 1 |", "|---|---|---|---|"]
     infos = algorithms(1.0)
     for info in infos:
-        claims = "<br>".join(f"{v}: {c}" for v, c in info.claims.items())
+        claims = "; ".join(f"{v}: {c}" for v, c in info.claims.items())
         lines.append(f"| `{info.name}` | {info.paper} | {info.feedback} | {claims} |")
     return Part("algorithms", "\n".join(lines), {"algorithms": len(infos),
                                                  "variants": sum(len(i.variants) for i in infos)})
@@ -198,7 +200,10 @@ def report(out: str | Path = "dpbandits-report", *, budget: str = "default", see
     parameters = json.loads(json.dumps(parameters))
     finished: list[Part] = []
     for i, name in enumerate(parts):
-        cached = _load(out / "parts" / f"{name}.json", parameters)
+        cached, problem = _load(out / "parts" / f"{name}.json", name, parameters)
+        if problem:
+            print(f"dpbandits: warning: the cached part {name!r} is damaged ({problem}); "
+                  "computing it again", file=sys.stderr)
         if cached is not None:
             say(f"[{i + 1}/{len(parts)}] {name}: reused from an earlier run")
             finished.append(cached)
@@ -217,16 +222,58 @@ def report(out: str | Path = "dpbandits-report", *, budget: str = "default", see
     return out / "index.md"
 
 
-def _load(path: Path, parameters: dict) -> Part | None:
+SUMMARY_KEYS: dict[str, dict[str, type]] = {
+    "algorithms": {"algorithms": int, "variants": int},
+    "audit": {"audits": int, "violations": list, "consistent": list, "controls": dict,
+              "false_but_not_detected": list},
+    "bounds": {"held": list, "violated": list, "not_simulated": list},
+    "reproduce": {"supported": list, "not_supported": list, "not_testable": list},
+}
+"""The summary each part must carry: key and type (a cached part is checked against it)."""
+
+
+def _load(path: Path, name: str, parameters: dict) -> tuple[Part | None, str]:
+    """A cached part (None when absent, from other parameters or damaged) and what is wrong
+    with it ("" when nothing is)."""
     if not path.exists():
-        return None
+        return None, ""
     try:
         data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return None, f"not readable JSON: {type(error).__name__}"
+    if not isinstance(data, dict):
+        return None, "not a JSON object"
     if data.get("parameters") != parameters:
-        return None
-    return Part(**data)
+        return None, ""
+    problem = _part_problem(data, name)
+    if problem:
+        return None, problem
+    return Part(**data), ""
+
+
+def _part_problem(data: dict, name: str) -> str:
+    """What makes ``data`` not a well-formed part ``name`` ("" when it is one)."""
+    fields = {"name": str, "markdown": str, "summary": dict, "files": list, "seconds": (int, float),
+              "parameters": dict}
+    if set(data) != set(fields):
+        return f"fields {sorted(data)} instead of {sorted(fields)}"
+    for key, kind in fields.items():
+        if not isinstance(data[key], kind) or isinstance(data[key], bool):
+            return f"{key!r} has the wrong type"
+    if data["name"] != name:
+        return f"it names the part {data['name'][:40]!r}"
+    if not all(isinstance(f, str) for f in data["files"]):
+        return "a file name is not text"
+    for key, kind in SUMMARY_KEYS[name].items():
+        value = data["summary"].get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"summary {key!r} is missing or has the wrong type"
+        if kind is list and not all(isinstance(v, str) for v in value):
+            return f"summary {key!r} holds something other than text"
+        if kind is dict and not all(isinstance(k, str) and isinstance(v, str)
+                                    for k, v in value.items()):
+            return f"summary {key!r} holds something other than text"
+    return ""
 
 
 def summary(parts: list[Part]) -> list[str]:
@@ -246,10 +293,11 @@ def summary(parts: list[Part]) -> list[str]:
         lines.append(f"- **Privacy claims not refuted** at this budget ({len(s['consistent'])}): "
                      + (", ".join(f"`{m}`" for m in s["consistent"]) or "none") + ". Not refuted "
                      "is not proved: "
-                     + (f"{len(missed)} of these are false according to the specs' errata but "
-                        "their violating events are too rare for this budget: "
-                        + ", ".join(f"`{m}`" for m in missed) + " (see the errata page)."
-                        if missed else "every claim the specs show false was caught."))
+                     + (f"{len(missed)} of these are shown false on the errata page "
+                        "(docs/errata.md) but their violating events are too rare for this "
+                        "budget: " + ", ".join(f"`{m}`" for m in missed) + "."
+                        if missed else "every claim the errata page (docs/errata.md) shows "
+                        "false was caught."))
         flagged = sum(v == "violation" for v in s["controls"].values())
         lines.append(f"- **Audit controls** (toy mechanisms of known loss): {flagged} of "
                      f"{len(s['controls'])} flagged: "
@@ -285,16 +333,22 @@ def _html(markdown_text: str, out: Path) -> str:
 
     import markdown
 
+    root = out.resolve()
+
     def inline(match: re.Match) -> str:
         alt, target = match.group(1), match.group(2)
-        path = out / target
-        if target.endswith(".png") and path.exists():
+        path = (out / target).resolve()
+        if target.endswith(".png") and path.is_relative_to(root) and path.is_file():
             data = base64.b64encode(path.read_bytes()).decode()
             return f"![{alt}](data:image/png;base64,{data})"
-        return match.group(0)
+        return alt
 
-    text = re.sub(r"!\[([^\]]*)\]\(([^)]+)\)", inline, markdown_text)
+    # Nothing in the page is markup but what markdown makes of it: text taken from cached parts
+    # (or from anywhere else) cannot inject tags, and only our own images and web links survive.
+    escaped = html.escape(markdown_text, quote=False)
+    text = re.sub(r"!\[([^\]]*)\]\(([^)]+)\)", inline, escaped)
     body = markdown.markdown(text, extensions=["tables"])
+    body = re.sub(r'(href|src)="(?!https?://|#|data:image/png;base64,)[^"]*"', r'\1="#"', body)
     style = ("body{font-family:sans-serif;max-width:70em;margin:auto;padding:1em}"
              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
              "img{max-width:100%}")

@@ -210,7 +210,7 @@ def test_result_json_and_verdicts():
 @pytest.mark.smoke
 def test_cli_audit(capsys):
     assert main(["audit", "ftnl", "--variant", "paper", "--epsilon", "1", "--samples", "5000",
-                 "--horizon", "4", "--no-progress"]) == 0
+                 "--horizon", "4", "--no-progress"]) == 1     # exit status 1: a violation
     assert "VIOLATION" in capsys.readouterr().out
     assert main(["audit", "rnm-ftnl-bq", "--samples", "2000", "--horizon", "4", "--json",
                  "--no-progress"]) == 0

@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_seed
 from ..reference.environments import Table
 from ..reference.privacy import Guarantee
 from .mechanism import Mechanism, as_table
@@ -64,7 +64,7 @@ def checked_sample_arguments(table: Table | np.ndarray, n: int, seed: int, K: in
     table = as_table(table)
     if table.K != K:
         raise DPBanditsError(f"{label} has K = {K} arms but the table has {table.K}")
-    return table, check_positive_int(n, "n"), check_positive_int(seed, "seed", minimum=0)
+    return table, check_positive_int(n, "n"), check_seed(seed)
 
 
 def _checked_feedback_model(feedback: str) -> str:

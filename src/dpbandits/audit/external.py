@@ -47,11 +47,12 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import DPBanditsError, check_positive_int
+from ..limits import max_line_bytes
 from ..reference.environments import Table
 from .adapters import FEEDBACK_MODELS, checked_sample_arguments, claimed_guarantee, run_seeds
 from .mechanism import Mechanism
 
-__all__ = ["CommandMechanism", "PROTOCOL_VERSION", "PROTOCOLS"]
+__all__ = ["CommandMechanism", "PROTOCOL_VERSION", "PROTOCOLS", "DEFAULT_TIMEOUT"]
 
 PROTOCOL_VERSION = 1
 PROTOCOLS = ("table", "interactive")
@@ -62,9 +63,21 @@ PIPELINED_RUNS = 8
 STDERR_LINES = 12
 """Lines of the program's stderr quoted in an error message."""
 
+STDERR_CHUNK = 4096
+"""Bytes of standard error read at a time: a program that never ends a line still costs at most
+``STDERR_LINES`` chunks of memory."""
+
+STDERR_FLOOD = 64 * 2 ** 20
+"""Bytes of standard error after which the program is stopped as flooding it."""
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds allowed for each expected line (the command line's ``--timeout`` default too)."""
+
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
 _END_OF_OUTPUT = object()
+_TOO_LONG = object()
+_FLOODED = object()
 
 
 class CommandMechanism(Mechanism):
@@ -84,7 +97,7 @@ class CommandMechanism(Mechanism):
 
     def __init__(self, command: str | Sequence[str], K: int, claim_epsilon: float | None,
                  protocol: str = "table", feedback: str = "bandit", *, workers: int = 1,
-                 timeout: float = 30.0, label: str | None = None) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, label: str | None = None) -> None:
         self.argv = _checked_argv(command)
         self.K = check_positive_int(K, "K", minimum=2)
         self.claimed = claimed_guarantee(claim_epsilon)
@@ -281,6 +294,8 @@ class _Session:
         self._lines: queue.SimpleQueue = queue.SimpleQueue()
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
         self._stderr: collections.deque[bytes] = collections.deque(maxlen=STDERR_LINES)
+        self._stderr_bytes = [0]
+        self.max_line = max_line_bytes(self.m.K, len(self.cells))
         try:
             process = subprocess.Popen(self.m.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=os.name == "posix")
@@ -291,8 +306,10 @@ class _Session:
         if self.cancelled.is_set():
             self.stop()
         self._threads = [
-            threading.Thread(target=_pump_lines, args=(process.stdout, self._lines), daemon=True),
-            threading.Thread(target=_keep_tail, args=(process.stderr, self._stderr), daemon=True),
+            threading.Thread(target=_pump_lines, args=(process.stdout, self._lines, self.max_line),
+                             daemon=True),
+            threading.Thread(target=_keep_tail, args=(process.stderr, self._stderr,
+                                                      self._stderr_bytes, self._lines), daemon=True),
             threading.Thread(target=_feed, args=(process.stdin, self._outbox), daemon=True),
         ]
         for thread in self._threads:
@@ -313,6 +330,15 @@ class _Session:
             self._check_cancelled()
             raise _Problem(f"{self._exit_status()} while waiting for {expected}"
                            f"{self._stderr_tail()}")
+        if line is _TOO_LONG:
+            self.stop()
+            raise _Problem(f"printed a line longer than {self.max_line} bytes (the longest valid "
+                           f"answer for K = {self.m.K}, T = {len(self.cells)}) while waiting for "
+                           f"{expected}; it was stopped")
+        if line is _FLOODED:
+            self.stop()
+            raise _Problem(f"flooded its standard error (more than {STDERR_FLOOD // 2 ** 20} MiB) "
+                           f"while waiting for {expected}; it was stopped")
         try:
             text = line.decode("ascii")
         except UnicodeDecodeError:
@@ -334,6 +360,14 @@ class _Session:
                                f"output {self.m.timeout:g} s after 'quit'; it was stopped") from None
             raise _Problem(f"did not exit within {self.m.timeout:g} s of 'quit'; "
                            f"it was stopped{self._stderr_tail()}") from None
+        if line is _FLOODED:
+            self.stop()
+            raise _Problem(f"flooded its standard error (more than {STDERR_FLOOD // 2 ** 20} MiB) "
+                           "after 'quit'; it was stopped")
+        if line is _TOO_LONG:
+            self.stop()
+            raise _Problem(f"printed a line longer than {self.max_line} bytes after its last "
+                           "answer; it was stopped")
         if line is not _END_OF_OUTPUT:
             raise _Problem(f"printed {_shown(line.rstrip())} after its last answer: more lines "
                            f"than the protocol allows, so earlier answers may be out of step")
@@ -363,7 +397,9 @@ class _Session:
         tail = [line.decode("ascii", "replace").rstrip() for line in list(self._stderr)]
         if not any(tail):
             return "; it wrote nothing to standard error"
-        return "; the end of its standard error:\n    " + "\n    ".join(tail)
+        written = self._stderr_bytes[0]
+        size = f" ({written} bytes in all)" if written > STDERR_LINES * STDERR_CHUNK else ""
+        return f"; the end of its standard error{size}:\n    " + "\n    ".join(tail)
 
     def cancel(self) -> None:
         """Stop this copy because another failed (called from another thread)."""
@@ -392,9 +428,14 @@ class _Session:
             pass
 
 
-def _pump_lines(stream, lines: queue.SimpleQueue) -> None:
+def _pump_lines(stream, lines: queue.SimpleQueue, limit: int) -> None:
+    """Queue the program's output lines; a line longer than ``limit`` bytes ends the reading
+    (the line is never held whole: memory stays bounded whatever the program writes)."""
     try:
-        for line in iter(stream.readline, b""):
+        while line := stream.readline(limit + 1):
+            if len(line) > limit:
+                lines.put(_TOO_LONG)
+                return
             lines.put(line)
     except (OSError, ValueError):
         pass
@@ -402,10 +443,15 @@ def _pump_lines(stream, lines: queue.SimpleQueue) -> None:
         lines.put(_END_OF_OUTPUT)
 
 
-def _keep_tail(stream, tail: collections.deque) -> None:
+def _keep_tail(stream, tail: collections.deque, written: list[int], lines: queue.SimpleQueue) -> None:
+    """Keep the last lines (or chunks) of standard error; report a flood once."""
     try:
-        for line in iter(stream.readline, b""):
-            tail.append(line[:300])
+        while chunk := stream.readline(STDERR_CHUNK):
+            tail.append(chunk[:300])
+            written[0] += len(chunk)
+            if written[0] > STDERR_FLOOD:
+                lines.put(_FLOODED)
+                return
     except (OSError, ValueError):
         pass
 

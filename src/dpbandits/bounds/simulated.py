@@ -85,8 +85,9 @@ def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None
     result = simulate(factory, source, horizon, runs=runs, seed=seed, workers=workers, client=client)
     curve = RegretCurve.from_result(result)
     gaps = mu.max() - mu
-    known = {"epsilon": epsilon, "K": float(mu.size), "Delta_min": float(gaps[gaps > 0].min()),
-             **(values or {})}
+    known = {"epsilon": epsilon, "K": float(mu.size), **(values or {})}
+    if np.any(gaps > 0):        # with every mean equal there is no Delta_min (and no regret)
+        known["Delta_min"] = float(gaps[gaps > 0].min())
     checks, skipped = [], []
     for bound in bounds_for(algorithm, variant):
         if bound.kind not in ("upper", "lower"):
@@ -108,6 +109,10 @@ def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None
             skipped.append((bound, f"needs values for {needed} (--value NAME=X)"))
             continue
         args = {k: v for k, v in known.items() if k in bound.symbols}
+        if not np.any(gaps > 0) and (bound.per_arm is not None or "Delta_min" in bound.symbols):
+            skipped.append((bound, "every arm is optimal (all means equal): the pseudo-regret is "
+                                   "0 and a gap-dependent bound says nothing"))
+            continue
         if bound.per_arm is not None:
             args["gaps"] = gaps
         checks.append(check_regret(curve, bound, alpha=alpha, anytime=not cls.needs_horizon, **args))

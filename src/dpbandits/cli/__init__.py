@@ -15,7 +15,7 @@ from typing import Sequence
 from ..errors import DPBanditsError
 from .options import EXIT_CODES, Parser
 
-__all__ = ["main", "build_parser", "COMMANDS"]
+__all__ = ["main", "build_parser", "COMMANDS", "defaults", "options_table"]
 
 COMMANDS: tuple[str, ...] = ("list", "run", "audit", "bounds", "validate", "report", "reproduce")
 """The subcommands, in the order ``dpbandits --help`` lists them."""
@@ -42,6 +42,35 @@ def build_parser() -> argparse.ArgumentParser:
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sub)
     return parser
+
+
+def _subparser(name: str) -> argparse.ArgumentParser:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return commands.choices[name]
+
+
+def defaults(name: str) -> dict[str, object]:
+    """Each option of subcommand ``name`` (as ``--option``) and its default."""
+    return {action.option_strings[-1]: action.default for action in _subparser(name)._actions
+            if action.option_strings and action.dest != "help"}
+
+
+def options_table(name: str) -> str:
+    """A Markdown table of subcommand ``name``'s options: option, default and help text."""
+    parser = _subparser(name)
+    rows = ["| option | default | meaning |", "|---|---|---|"]
+    for action in parser._actions:
+        if action.dest == "help":
+            continue
+        option = ", ".join(action.option_strings) or action.metavar or action.dest
+        if action.choices and not isinstance(action, argparse._SubParsersAction):
+            option += " {" + ",".join(map(str, action.choices)) + "}"
+        unset = action.default is None or action.default is False or action.default == []
+        default = "-" if unset or not action.option_strings else f"`{action.default}`"
+        text = (action.help or "") % {"default": action.default}
+        rows.append(f"| `{option}` | {default} | {text.replace('|', '/')} |")
+    return "\n".join(rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

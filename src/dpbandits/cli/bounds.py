@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from .. import limits
 from ..bounds.simulated import check_algorithm, plot
 from ..errors import DPBanditsError
 from ..files import atomic_write
+from ..reference import get
 from .options import (FOUND, OK, add_json, add_out, add_scheduler, add_seed, add_workers,
-                      cluster)
+                      check_out, cluster, epsilon, integer, probability, unit_number)
 
 HELP = "simulate an algorithm and check its regret against the papers' bounds"
 
@@ -23,15 +24,18 @@ HELP = "simulate an algorithm and check its regret against the papers' bounds"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("algorithm", metavar="ALGO", help="registered algorithm name")
     parser.add_argument("--variant", default=None, help="variant (default: the algorithm's default)")
-    parser.add_argument("--epsilon", type=float, default=1.0, help="privacy parameter (default 1)")
+    parser.add_argument("--epsilon", type=epsilon, default=None,
+                        help="privacy parameter (default 1 for a private ALGO; not for a non-private one)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--setting", default=None, help="a named setting (default hu2021-setting2)")
-    where.add_argument("--means", type=float, nargs="+", help="Bernoulli arm means in [0, 1]")
-    parser.add_argument("--horizon", type=int, required=True, help="horizon T")
-    parser.add_argument("--runs", type=int, default=20, help="independent runs (at least 2; default 20)")
+    where.add_argument("--means", type=unit_number, nargs="+", help="Bernoulli arm means in [0, 1]")
+    parser.add_argument("--horizon", type=integer(1, limits.MAX_HORIZON), required=True,
+                        help="horizon T")
+    parser.add_argument("--runs", type=integer(2, limits.MAX_RUNS), default=20,
+                        help="independent runs (at least 2; default %(default)s)")
     add_seed(parser)
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="1 - simultaneous confidence of the regret band (default 0.05)")
+    parser.add_argument("--alpha", type=probability, default=0.05,
+                        help="1 - simultaneous confidence of the regret band (default %(default)s)")
     parser.add_argument("--value", action="append", default=[], metavar="NAME=X",
                         help="value of another symbol of a bound, e.g. lambda_0=0.5 (repeatable)")
     add_workers(parser)
@@ -55,13 +59,18 @@ def _values(pairs: list[str]) -> dict[str, float]:
 
 def run(args: argparse.Namespace) -> int:
     values = _values(args.value)
+    private = get(args.algorithm).private
+    if args.epsilon is not None and not private:
+        raise DPBanditsError(f"--epsilon does not apply: {args.algorithm} is not private")
+    K = len(args.means) if args.means else 2
+    limits.check_simulation_size(args.runs, args.horizon, K)
+    out = check_out(args.out)
     with cluster(args.scheduler) as client:
-        report, _ = check_algorithm(args.algorithm, epsilon=args.epsilon, variant=args.variant,
+        report, _ = check_algorithm(args.algorithm, epsilon=args.epsilon or 1.0,
+                                    variant=args.variant,
                                     setting=args.setting, means=args.means, horizon=args.horizon,
                                     runs=args.runs, seed=args.seed, alpha=args.alpha, values=values,
                                     workers=args.workers, client=client)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     stem = f"bounds-{report.algorithm}" + (f"-{args.variant}" if args.variant else "")
     atomic_write(out / f"{stem}.json", lambda h: json.dump(report.to_dict(), h, indent=2), "w")
     atomic_write(out / f"{stem}.md", lambda h: h.write(report.to_markdown() + "\n"), "w")

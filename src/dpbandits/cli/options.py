@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..distributed import dask_client
-from ..errors import DPBanditsError
+from .. import limits
+from ..distributed import check_scheduler_address, dask_client
+from ..errors import DPBanditsError, check_seed
 
-__all__ = ["Parser", "EXIT_CODES", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
+__all__ = ["Parser", "integer", "auto_integer", "epsilon", "probability", "seconds", "seed",
+           "unit_number", "scheduler_address", "check_out", "given", "EXIT_CODES", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
            "progress_bar", "cluster", "add_seed", "add_workers", "add_scheduler", "add_out",
            "add_progress", "add_json"]
 
@@ -34,6 +39,129 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise DPBanditsError(message)
+
+
+def _typed(name: str, convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse type whose error message is ours (one line with the allowed range)."""
+    def parse(text: str) -> Any:
+        try:
+            return convert(text)
+        except DPBanditsError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    parse.__name__ = name
+    return parse
+
+
+def _show(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _exact_integer(text: str, low: int, high: int) -> int:
+    stripped = text.strip()
+    digits = stripped[1:] if stripped[:1] in "+-" else stripped
+    if not digits.isdigit() or len(digits) > 30 or not low <= int(stripped) <= high:
+        raise DPBanditsError(f"must be an integer in [{low}, {high}], got {_show(text)}")
+    return int(stripped)
+
+
+def integer(low: int, high: int) -> Callable[[str], int]:
+    """An exact integer in [low, high] (``1e5`` and ``2.0`` are refused, not rounded)."""
+    return _typed("integer", lambda text: _exact_integer(text, low, high))
+
+
+def auto_integer(low: int, high: int) -> Callable[[str], int | None]:
+    """``auto`` (None: chosen by the tool) or an exact integer in [low, high]; 0 is refused."""
+    def convert(text: str) -> int | None:
+        if text.strip() == "auto":
+            return None
+        try:
+            return _exact_integer(text, low, high)
+        except DPBanditsError:
+            raise DPBanditsError(f"must be 'auto' or an integer in [{low}, {high}], "
+                                 f"got {_show(text)}") from None
+    return _typed("integer or auto", convert)
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise DPBanditsError(f"must be a number, got {_show(text)}") from None
+    if not math.isfinite(value):
+        raise DPBanditsError(f"must be a finite number, got {_show(text)}")
+    return value
+
+
+def _epsilon(text: str) -> float:
+    low, high = limits.EPSILON_RANGE
+    value = _float(text) if text.strip().lower() not in ("nan", "inf", "-inf") else math.nan
+    if not low <= value <= high:
+        raise DPBanditsError(f"must lie in [{low:g}, {high:g}] (the supported range of epsilon), "
+                             f"got {_show(text)}")
+    return value
+
+
+epsilon = _typed("epsilon", _epsilon)
+"""A privacy parameter in :data:`dpbandits.limits.EPSILON_RANGE`."""
+
+
+def _open_unit(text: str) -> float:
+    value = _float(text) if text.strip().lower() not in ("nan", "inf", "-inf") else math.nan
+    if not 0 < value < 1:
+        raise DPBanditsError(f"must lie in (0, 1), got {_show(text)}")
+    return value
+
+
+probability = _typed("probability", _open_unit)
+"""A level such as ``--alpha`` in (0, 1)."""
+
+
+def _closed_unit(text: str) -> float:
+    value = _float(text) if text.strip().lower() not in ("nan", "inf", "-inf") else math.nan
+    if not 0 <= value <= 1:
+        raise DPBanditsError(f"must lie in [0, 1], got {_show(text)}")
+    return value
+
+
+unit_number = _typed("mean", _closed_unit)
+"""An arm mean in [0, 1]."""
+
+
+def _seconds(text: str) -> float:
+    value = _float(text) if text.strip().lower() not in ("nan", "inf", "-inf") else math.nan
+    if not 0 < value <= limits.MAX_TIMEOUT:
+        raise DPBanditsError(f"must be a number of seconds in (0, {limits.MAX_TIMEOUT:g}], "
+                             f"got {_show(text)}")
+    return value
+
+
+seconds = _typed("seconds", _seconds)
+"""A timeout in (0, :data:`dpbandits.limits.MAX_TIMEOUT`] seconds."""
+
+seed = _typed("seed", lambda text: check_seed(text, "the seed"))
+"""An exact integer in [0, 2^128)."""
+
+scheduler_address = _typed("address", check_scheduler_address)
+"""A Dask scheduler address with a port."""
+
+
+def given(args: argparse.Namespace, parser_defaults: dict[str, Any], *names: str) -> list[str]:
+    """The options among ``names`` whose value differs from their default (i.e. were given)."""
+    return [f"--{name.replace('_', '-')}" for name in names
+            if getattr(args, name, None) != parser_defaults.get(name)]
+
+
+def check_out(path: str | Path) -> Path:
+    """Create the output folder and check that a file can be written in it, before any work."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as error:
+        raise DPBanditsError(f"--out {str(out)!r} is not a writable folder: "
+                             f"{error.strerror or error}") from None
+    return out
 
 
 def say_for(args: argparse.Namespace) -> Callable[[str], None]:
@@ -71,21 +199,24 @@ def cluster(address: str | None) -> Iterator[Any]:
 
 
 def add_seed(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0,
+                        help="seed, an integer in [0, 2^128) (default %(default)s)")
 
 
-def add_workers(parser: argparse.ArgumentParser, help: str = "worker processes (default 1)") -> None:
-    parser.add_argument("--workers", type=int, default=1, help=help)
+def add_workers(parser: argparse.ArgumentParser, help: str = "worker processes") -> None:
+    parser.add_argument("--workers", type=integer(1, limits.MAX_WORKERS), default=1,
+                        help=f"{help} (default %(default)s)")
 
 
 def add_scheduler(parser: argparse.ArgumentParser,
                   help: str = "run on a Dask cluster (needs dpbandits[distributed])") -> None:
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help=help)
+    parser.add_argument("--scheduler", type=scheduler_address, default=None,
+                        metavar="HOST:PORT", help=help)
 
 
 def add_out(parser: argparse.ArgumentParser, default: str = "dpbandits-out",
             help: str = "output folder") -> None:
-    parser.add_argument("--out", default=default, help=f"{help} (default {default})")
+    parser.add_argument("--out", default=default, help=f"{help} (default %(default)s)")
 
 
 def add_progress(parser: argparse.ArgumentParser) -> None:
@@ -96,19 +227,43 @@ def add_json(parser: argparse.ArgumentParser, help: str = "print JSON instead of
     parser.add_argument("--json", action="store_true", help=help)
 
 
-def parse_params(pairs: list[str]) -> dict[str, object]:
-    """Parse NAME=VALUE pairs; values become int, float or str, in that order of preference."""
-    params: dict[str, object] = {}
+def parse_params(pairs: list[str], algorithms: list[str]) -> dict[str, dict[str, Any]]:
+    """Parse ``--param`` values into each algorithm's parameters (keys: canonical names).
+
+    ``ALGO:NAME=VALUE`` sets NAME for ALGO only; a plain ``NAME=VALUE`` sets it for the one
+    algorithm that has NAME and is an error when several do. Values become int, float or str, in
+    that order of preference. Reserved and unknown names are errors that list the known ones.
+    """
+    from ..reference.parameters import RESERVED, check_parameter_names, parameters, parse_value
+    from ..reference.registry import canonical, get
+
+    for name in algorithms:
+        get(name)                                   # an unknown algorithm: the registry's error
+    names = [canonical(name) for name in algorithms]
+    chosen: dict[str, dict[str, Any]] = {name: {} for name in names}
     for pair in pairs:
-        name, sep, text = pair.partition("=")
+        target, colon, rest = pair.rpartition(":") if ":" in pair.partition("=")[0] else ("", "", pair)
+        name, sep, text = rest.partition("=")
         if not sep or not name.isidentifier():
-            raise DPBanditsError(f"--param must look like NAME=VALUE, got {pair!r}")
-        value: object = text
-        for convert in (int, float):
-            try:
-                value = convert(text)
-                break
-            except ValueError:
-                continue
-        params[name] = value
-    return params
+            raise DPBanditsError(f"--param must look like NAME=VALUE or ALGO:NAME=VALUE, got {_show(pair)}")
+        if colon:
+            algorithm = canonical(target)
+            if algorithm not in chosen:
+                raise DPBanditsError(f"--param {_show(pair)} names {target!r}, which is not among "
+                                     f"the algorithms of this command: {', '.join(names)}")
+            check_parameter_names(algorithm, [name])
+            chosen[algorithm][name] = parse_value(text)
+            continue
+        if name in RESERVED:
+            check_parameter_names(names[0], [name])
+        having = [a for a in names if name in {p.name for p in parameters(a)}]
+        if not having:
+            if len(names) == 1:
+                check_parameter_names(names[0], [name])
+            raise DPBanditsError(f"no algorithm of this command has a parameter {name!r}; see "
+                                 "`dpbandits list` for each algorithm's parameters")
+        if len(having) > 1:
+            raise DPBanditsError(f"--param {name}=... is ambiguous: {', '.join(having)} all have "
+                                 f"{name!r}; write ALGO:{name}=VALUE for each")
+        chosen[having[0]][name] = parse_value(text)
+    return chosen

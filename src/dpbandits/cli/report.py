@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import check_positive_int
+import json
+
 from ..report import BUDGETS, PARTS, report
-from .options import OK, add_progress, add_scheduler, add_seed, add_workers, cluster, say_for
+from .options import (FOUND, OK, add_progress, add_scheduler, add_seed, add_workers, check_out,
+                      cluster, say_for)
 
 HELP = "run the whole verification (claims, audit, bounds, reproductions) and write a report"
 
@@ -29,11 +31,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with cluster(args.scheduler) as client:
-        index = report(args.out, budget=args.budget, seed=args.seed,
+        index = report(check_out(args.out), budget=args.budget, seed=args.seed,
                        parts=tuple(args.part or PARTS), client=client,
-                       workers=check_positive_int(args.workers, "workers"), progress=say_for(args))
+                       workers=args.workers, progress=say_for(args))
     text = index.read_text()
     start = text.index("## Summary")
     print(text[start:text.index("\n## ", start + 1)].strip())
     print(f"\nwrote {index} and {index.with_suffix('.html')}")
-    return OK
+    return FOUND if found_something(index.parent) else OK
+
+
+def found_something(folder) -> bool:
+    """Whether any part of the report in ``folder`` found a privacy violation or a violated
+    regret bound (the report's exit status 1)."""
+    found = False
+    for name in ("audit", "bounds"):
+        path = folder / "parts" / f"{name}.json"
+        if path.exists():
+            summary = json.loads(path.read_text()).get("summary", {})
+            found = found or bool(summary.get("violations") or summary.get("violated"))
+    return found

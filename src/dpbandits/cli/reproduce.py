@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..errors import DPBanditsError
 from ..reproduce import EXPERIMENTS, SIZES, get_experiment, reproduce
-from .options import OK, add_progress, add_scheduler, add_seed, add_workers, cluster, say_for
+from .options import (OK, add_progress, add_scheduler, add_seed, add_workers, check_out, cluster,
+                      say_for)
 
 HELP = "reproduce an experiment of the papers (plots, CSV and a page of claims with verdicts)"
 
@@ -41,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.name:
         raise DPBanditsError("give an experiment NAME or --list")
     get_experiment(args.name)
+    if args.movielens is not None and args.name != "chandak2023-table3":
+        raise DPBanditsError("--movielens applies only to chandak2023-table3")
+    check_out(Path(args.out) / args.name)
     size = "full" if args.full else args.size
     with cluster(args.scheduler) as client:
         result = reproduce(args.name, Path(args.out) / args.name, size=size, seed=args.seed,

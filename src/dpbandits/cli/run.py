@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from .. import limits
+from ..errors import DPBanditsError
 from ..files import atomic_write
 from ..reference import Bernoulli, get, get_setting, simulate, spec
 from ..reference.engine import SimulationResult
-from .options import (OK, add_out, add_progress, add_scheduler, add_seed, add_workers, cluster,
-                      parse_params, progress_bar)
+from .options import (OK, add_out, add_progress, add_scheduler, add_seed, add_workers, check_out,
+                      cluster, epsilon, integer, parse_params, progress_bar, unit_number)
 
 HELP = "simulate algorithms and report their regret"
 
@@ -25,18 +26,21 @@ HELP = "simulate algorithms and report their regret"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("algorithms", nargs="+", metavar="ALGO", help="registered algorithm name(s)")
     parser.add_argument("--variant", default=None, help="variant (default: each algorithm's default)")
-    parser.add_argument("--epsilon", type=float, default=None, help="privacy parameter epsilon")
+    parser.add_argument("--epsilon", type=epsilon, default=None,
+                        help="privacy parameter epsilon (required when an ALGO is private)")
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--means", type=float, nargs="+", help="Bernoulli arm means in [0, 1]")
+    where.add_argument("--means", type=unit_number, nargs="+", help="Bernoulli arm means in [0, 1]")
     where.add_argument("--setting", help="a named setting of the papers (see `dpbandits list`)")
     parser.add_argument("--movielens", default=None, metavar="DIR",
                         help="MovieLens-1M folder for the chandak-movielens setting (never downloaded)")
-    parser.add_argument("--horizon", type=int, default=None,
+    parser.add_argument("--horizon", type=integer(1, limits.MAX_HORIZON), default=None,
                         help="horizon T (default: the setting's horizon)")
-    parser.add_argument("--runs", type=int, default=20, help="independent runs R (default 20)")
+    parser.add_argument("--runs", type=integer(1, limits.MAX_RUNS), default=20,
+                        help="independent runs R (default %(default)s)")
     add_seed(parser)
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="an algorithm parameter, e.g. --param interval=y (repeatable)")
+    parser.add_argument("--param", action="append", default=[], metavar="[ALGO:]NAME=VALUE",
+                        help="a parameter of one algorithm, e.g. --param dp-ucb-int:interval=y "
+                             "(repeatable; see `dpbandits list`)")
     add_workers(parser)
     add_scheduler(parser, "run the blocks on a Dask cluster (needs dpbandits[distributed])")
     add_out(parser, help="output folder for CSV and PNG")
@@ -48,6 +52,8 @@ def _source(args: argparse.Namespace):
     """The reward source, its matroid (or None) and the horizon."""
     from ..reference.matroid.data import MATROID_SETTINGS, matroid_setting
 
+    if args.movielens is not None and args.setting != "chandak-movielens":
+        raise DPBanditsError("--movielens applies only to --setting chandak-movielens")
     if args.setting in MATROID_SETTINGS:
         options = {"path": args.movielens} if args.movielens else {}
         source = matroid_setting(args.setting, **options)
@@ -65,30 +71,36 @@ def _source(args: argparse.Namespace):
 def _factories(args: argparse.Namespace, source, matroid, T: int) -> list:
     from ..reference.matroid.data import MATROID_SETTINGS
 
+    chosen = parse_params(args.param, args.algorithms)
+    private = [name for name in args.algorithms if get(name).private]
+    if args.epsilon is not None and not private:
+        raise DPBanditsError(f"--epsilon does not apply: {', '.join(args.algorithms)} "
+                             f"{'is' if len(args.algorithms) == 1 else 'are'} not private")
     factories = []
-    for name in args.algorithms:
+    for name, params in zip(args.algorithms, chosen.values()):
         cls = get(name)
         if cls.private and args.epsilon is None:
             raise DPBanditsError(f"{name} is private: --epsilon is required")
-        epsilon = check_epsilon(args.epsilon) if cls.private else None
-        params = parse_params(args.param)
+        params = dict(params)
         if (cls.feedback == "semi") != (matroid is not None):
             needs = "a matroid setting" if cls.feedback == "semi" else "a setting of arms, not a matroid"
             raise DPBanditsError(f"{name} needs {needs}; matroid settings: "
                                  f"{', '.join(sorted(MATROID_SETTINGS))}")
         if matroid is not None:
             params["matroid"] = matroid
-        factories.append(spec(name, source.K, epsilon=epsilon, variant=args.variant, T=T, **params))
+        factories.append(spec(name, source.K, epsilon=args.epsilon if cls.private else None,
+                              variant=args.variant, T=T, **params))
     return factories
 
 
 def run(args: argparse.Namespace) -> int:
-    source, matroid, horizon = _source(args)
-    T = check_positive_int(horizon, "horizon")
-    runs = check_positive_int(args.runs, "runs")
-    seed = check_positive_int(args.seed, "seed", minimum=0)
-    workers = check_positive_int(args.workers, "workers")
+    if len(set(args.algorithms)) != len(args.algorithms):
+        raise DPBanditsError(f"an algorithm is named twice: {' '.join(args.algorithms)}")
+    source, matroid, T = _source(args)
+    runs, seed, workers = args.runs, args.seed, args.workers
+    limits.check_simulation_size(runs, T, source.K)
     factories = _factories(args, source, matroid, T)
+    out = check_out(args.out)
 
     results = []
     with cluster(args.scheduler) as client:
@@ -103,8 +115,6 @@ def run(args: argparse.Namespace) -> int:
     for factory, result in zip(factories, results):
         print(f"{_label(factory):<28}{_interval(result, 'pseudo'):<34}{_interval(result, 'realised')}")
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     stem = f"run-{'+'.join(args.algorithms)}-eps{args.epsilon}-T{T}-R{runs}-seed{seed}"
     csv_path, png_path = out / f"{stem}.csv", out / f"{stem}.png"
     _write_csv(csv_path, factories, results)

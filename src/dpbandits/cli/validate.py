@@ -10,11 +10,13 @@ import argparse
 import importlib
 import os
 import sys
-from pathlib import Path
 
-from ..errors import DPBanditsError, check_positive_int
+from .. import limits
+from ..audit.external import DEFAULT_TIMEOUT
+from ..errors import DPBanditsError
 from ..validate.core import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
-from .options import parse_params, say_for
+from .options import (add_json, add_out, add_progress, add_seed, add_workers, check_out, epsilon,
+                      integer, parse_params, probability, say_for, seconds, unit_number)
 
 HELP = "validate a third-party implementation against a reference algorithm"
 
@@ -31,34 +33,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--python names a function of the whole table")
     parser.add_argument("--against", required=True, metavar="ALGO", help="the registered algorithm")
     parser.add_argument("--variant", default=None, help="the reference's variant (default: ALGO's default)")
-    parser.add_argument("--epsilon", type=float, default=None,
+    parser.add_argument("--epsilon", type=epsilon, default=None,
                         help="privacy parameter epsilon (required for a private ALGO)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--setting", default=None, help=f"a named setting (default {DEFAULT_SETTING})")
-    where.add_argument("--means", type=float, nargs="+", help="Bernoulli arm means in [0, 1]")
-    parser.add_argument("--horizon", type=int, default=DEFAULT_HORIZON,
-                        help=f"rounds T per run (default {DEFAULT_HORIZON})")
-    parser.add_argument("--runs", type=int, default=DEFAULT_RUNS,
-                        help=f"runs R per sample, at least {MIN_RUNS} (default {DEFAULT_RUNS})")
-    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="family-wise level of the comparisons, audit and regret check (default 0.05)")
-    parser.add_argument("--audit-samples", type=int, default=10_000,
-                        help="test runs per side of the privacy audit; 0 skips it (default 10000)")
-    parser.add_argument("--audit-horizon", type=int, default=16,
-                        help="rounds T of the audit's neighbouring tables (default 16)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="a parameter of the reference algorithm (repeatable)")
+    where.add_argument("--means", type=unit_number, nargs="+", help="Bernoulli arm means in [0, 1]")
+    parser.add_argument("--horizon", type=integer(1, limits.MAX_HORIZON), default=DEFAULT_HORIZON,
+                        help="rounds T per run (default %(default)s)")
+    parser.add_argument("--runs", type=integer(MIN_RUNS, limits.MAX_RUNS), default=DEFAULT_RUNS,
+                        help=f"runs R per sample, at least {MIN_RUNS} (default %(default)s)")
+    add_seed(parser)
+    parser.add_argument("--alpha", type=probability, default=0.05,
+                        help="family-wise level of the comparisons, audit and regret check "
+                             "(default %(default)s)")
+    parser.add_argument("--audit-samples", type=integer(0, limits.MAX_SAMPLES), default=10_000,
+                        help="test runs per side of the privacy audit; 0 skips it (default %(default)s)")
+    parser.add_argument("--audit-horizon", type=integer(1, limits.MAX_HORIZON), default=16,
+                        help="rounds T of the audit's neighbouring tables (default %(default)s)")
+    parser.add_argument("--param", action="append", default=[], metavar="[ALGO:]NAME=VALUE",
+                        help="a parameter of the reference algorithm (repeatable; see `dpbandits list`)")
     parser.add_argument("--protocol", choices=("table", "interactive"), default="table",
                         help="line protocol of the external program (default table)")
     parser.add_argument("--feedback", choices=("bandit", "full"), default=None,
                         help="what the candidate observes (default: what ALGO observes)")
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help="seconds the external program may take per expected line (default 10)")
-    parser.add_argument("--workers", type=int, default=1, help="parallel copies of the candidate")
-    parser.add_argument("--out", default="dpbandits-out", help="folder for the JSON and the PNG")
-    parser.add_argument("--json", action="store_true", help="print the JSON instead of the summary")
-    parser.add_argument("--no-progress", action="store_true", help="hide progress messages")
+    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
+                        help="seconds the external program may take for each expected line "
+                             "(default %(default)s)")
+    add_workers(parser, "parallel copies of the candidate")
+    add_out(parser, help="folder for the JSON and the PNG")
+    add_json(parser, "print the JSON instead of the summary")
+    add_progress(parser)
 
 
 def _python_object(target: str):
@@ -96,8 +100,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         K = get_setting(args.setting or DEFAULT_SETTING).environment().K
     feedback = args.feedback or ("full" if cls.feedback == "full" else "bandit")
+    if args.epsilon is not None and not cls.private:
+        raise DPBanditsError(f"--epsilon does not apply: {against} is not private")
     claim = args.epsilon if cls.private else None
-    workers = check_positive_int(args.workers, "workers")
+    workers = args.workers
+    not_for_python = [option for option, value, default in (
+        ("--protocol", args.protocol, "table"), ("--timeout", args.timeout, DEFAULT_TIMEOUT))
+        if value != default]
+    if args.python and not_for_python:
+        raise DPBanditsError(f"{', '.join(not_for_python)} applies to --command, not to --python")
+    params = next(iter(parse_params(args.param, [against]).values()))
+    limits.check_simulation_size(args.runs, args.horizon, K)
+    out = check_out(args.out)
     if args.external:
         if args.callable:
             raise DPBanditsError("--callable goes with --python, not --command")
@@ -109,12 +123,10 @@ def run(args: argparse.Namespace) -> int:
         candidate = kind(target, K, claim, feedback, workers=workers, label=args.python)
     say = say_for(args)
     result = validate(candidate, against, epsilon=args.epsilon, variant=args.variant,
-                      params=parse_params(args.param), setting=args.setting, means=args.means,
+                      params=params, setting=args.setting, means=args.means,
                       horizon=args.horizon, runs=args.runs, seed=args.seed, alpha=args.alpha,
                       audit_samples=args.audit_samples, audit_horizon=args.audit_horizon,
                       progress=say)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     stem = out / f"validate-{against}"
     write_json(result, stem.with_suffix(".json"))
     plot(result, stem.with_suffix(".png"))

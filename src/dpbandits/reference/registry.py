@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DPBanditsError, check_positive_int
+from ..limits import check_epsilon_range
 from .policy import Policy, PolicyBase
 
 __all__ = ["ALGORITHMS", "ALIASES", "canonical", "get", "make", "spec", "algorithms", "AlgorithmSpec", "AlgorithmInfo"]
@@ -80,6 +81,8 @@ def make(name: str, K: int, *, epsilon: float | None = None, runs: int = 1,
     unknown = sorted(set(params) - accepted)
     if unknown:
         raise DPBanditsError(f"unknown parameter(s) {unknown} for {name}; it accepts {sorted(accepted)}")
+    if cls.private and epsilon is not None:
+        check_epsilon_range(epsilon, algorithm=name)
     kwargs: dict[str, Any] = dict(runs=runs, rng=rng, **params)
     if cls.private:
         if epsilon is None:
@@ -131,10 +134,16 @@ class AlgorithmInfo:
     variants: tuple[str, ...]
     default_variant: str
     claims: dict[str, str]
+    parameters: tuple[dict[str, Any], ...] = ()
+    epsilon_range: tuple[float, float] | None = None
 
 
 def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
     """Every registered algorithm, with each variant's claim evaluated at ``epsilon``."""
+    from ..limits import EPSILON_RANGE
+    from .parameters import parameters
+
+    check_epsilon_range(epsilon)
     infos = []
     for name in ALGORITHMS:
         cls = get(name)
@@ -144,5 +153,7 @@ def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
             claims[variant.name] = policy.claim.summary()
         infos.append(AlgorithmInfo(name, cls.title, cls.paper, cls.feedback, cls.private,
                                    cls.needs_horizon, tuple(v.name for v in cls.variants),
-                                   cls.default_variant, claims))
+                                   cls.default_variant, claims,
+                                   tuple(vars(p) for p in parameters(name)),
+                                   EPSILON_RANGE if cls.private else None))
     return infos
