@@ -53,6 +53,10 @@ KERNELS: dict[str, str] = {
     "naive-ftnl": "fullinfo",
     "rnm-ftnl": "fullinfo",
     "rnm-ftnl-bq": "fullinfo",
+    "omm": "matroid",
+    "cts": "matroid",
+    "dpucb-mat": "matroid",
+    "dpts-mat": "matroid",
 }
 """Registry name -> kernel module (relative to this package)."""
 

@@ -36,6 +36,7 @@ from numba.np.random.random_methods import bounded_lemire_uint64, buffered_bound
 
 from ..errors import DPBanditsError
 from ..reference.environments import Bernoulli, BetaArms, Deterministic, RewardSource, Table
+from .sums import pairwise_sum_at
 
 __all__ = ["Sim", "make_sim", "source_kind", "bandit_round", "full_round", "semi_round",
            "argmax_first", "argmax_random", "BERNOULLI", "BETA", "TABLE", "ROW_SAMPLER"]
@@ -97,7 +98,7 @@ def make_sim(source: RewardSource, runs: int, T: int, checkpoints: np.ndarray, r
         X = base.X
         X0 = base.X0 if base.X0 is not None else np.full(K, np.nan)
     elif isinstance(base, Deterministic):
-        X, repeat = base.means[None, :], 1
+        X, X0, repeat = base.means[None, :], base.means, 1      # row 0 is the means too
     elif kind == BETA:
         alpha, beta = base.alpha, base.beta
     elif kind == ROW_SAMPLER:
@@ -222,16 +223,16 @@ def semi_round(sim, t):
     draw_rows(sim, t)
     R, k = sim.actions.shape
     for r in range(R):
-        chosen_means = 0.0
-        obtained = 0.0
         for j in range(k):
             e = sim.actions[r, j]
             sim.x[r, j] = sim.rows[r, e]
-            chosen_means += sim.means[e]
-            obtained += sim.x[r, j]
             sim.pulls[r, e] += 1
             if sim.record:
                 sim.actions_seen[r, t - 1, j] = e
+        # the reference sums a row with NumPy's pairwise order, which differs from a plain loop
+        # from k = 8 terms on
+        chosen_means = pairwise_sum_at(sim.means, sim.actions[r], 0, k)
+        obtained = pairwise_sum_at(sim.rows[r], sim.actions[r], 0, k)
         sim.pseudo[r] += sim.mu_star - chosen_means
         sim.realised[r] += sim.mu_star - obtained
     _book(sim, t)
