@@ -64,7 +64,8 @@ class Part:
 
 # -- the parts ------------------------------------------------------------------------------------
 
-def _algorithms(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
+def _algorithms(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
+               backend: str = "auto") -> Part:
     from .reference import algorithms
 
     lines = ["| algorithm | paper | feedback | variant: claim at epsilon = 1 |", "|---|---|---|---|"]
@@ -76,7 +77,8 @@ def _algorithms(out: Path, budget: dict, seed: int, client, say, workers: int = 
                                                  "variants": sum(len(i.variants) for i in infos)})
 
 
-def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
+def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
+               backend: str = "auto") -> Part:
     from .audit import audit_all, claims_table
     from .audit.runner import AUDIT_PRESETS
 
@@ -84,7 +86,7 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
                               "samples": budget["audit_int_samples"]}}
     results = audit_all(1.0, samples=budget["audit_samples"], seed=seed, presets=presets,
                         client=client, workers=workers, resume=out / "audit-results",
-                        progress=say)
+                        progress=say, backend=backend)
     table = claims_table(results)
     data = [r.to_dict() for r in results]
     write_atomically(out / "audit-claims.json", json.dumps(data, indent=1))
@@ -109,7 +111,8 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
                 ["audit-claims.json"])
 
 
-def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
+def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
+               backend: str = "auto") -> Part:
     from .bounds import BOUNDS
     from .bounds.simulated import check_algorithm, plot
     from .reference import get
@@ -126,7 +129,7 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int =
         say(f"bounds [{i + 1}/{len(names)}] {name}")
         report, _ = check_algorithm(name, setting=setting, horizon=budget["bounds_horizon"],
                                     runs=budget["bounds_runs"], seed=seed, client=client,
-                                    workers=workers)
+                                    workers=workers, backend=backend)
         image = out / f"bounds-{name}.png"
         if report.checks:
             plot(report, image)
@@ -142,7 +145,8 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int =
                 {"held": held, "violated": violated, "not_simulated": skipped}, files)
 
 
-def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1) -> Part:
+def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
+               backend: str = "auto") -> Part:
     from .reproduce import EXPERIMENTS, reproduce
 
     names = budget["experiments"] or tuple(EXPERIMENTS)
@@ -150,7 +154,7 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: in
     for i, name in enumerate(names):
         say(f"reproduce [{i + 1}/{len(names)}] {name}")
         result = reproduce(name, out / "reproduce" / name, size=budget["reproduce_size"], seed=seed,
-                           client=client, workers=workers)
+                           client=client, workers=workers, backend=backend)
         lines += [f"### {name}", ""]
         for claim in result.claims:
             verdict = claim.verdict
@@ -181,11 +185,15 @@ BUILDERS: dict[str, Callable[..., Part]] = {
 
 def report(out: str | Path = "dpbandits-report", *, budget: str = "default", seed: int = 0,
            parts: tuple[str, ...] = PARTS, client=None, workers: int = 1,
-           progress: Callable[[str], None] | None = None) -> Path:
+           progress: Callable[[str], None] | None = None, backend: str = "auto") -> Path:
     """Run (or resume) the report in folder ``out``; returns the path of ``index.md``.
 
     ``workers`` local processes or a Dask ``client`` only change where simulations run: every
-    number is the same (seeded blocks)."""
+    number is the same (seeded blocks). ``backend`` is the engine's; the report's parameters
+    record it."""
+    from .reference.engine import check_backend
+
+    check_backend(backend)
     if budget not in BUDGETS:
         raise DPBanditsError(f"unknown budget {budget!r}; choose one of {', '.join(BUDGETS)}")
     unknown = [p for p in parts if p not in PARTS]
@@ -196,7 +204,8 @@ def report(out: str | Path = "dpbandits-report", *, budget: str = "default", see
     (out / "parts").mkdir(parents=True, exist_ok=True)
     from . import __version__
 
-    parameters = dict(budget=budget, seed=seed, version=__version__, **BUDGETS[budget])
+    parameters = dict(budget=budget, seed=seed, version=__version__, backend=backend,
+                      **BUDGETS[budget])
     parameters = json.loads(json.dumps(parameters))
     finished: list[Part] = []
     for i, name in enumerate(parts):
@@ -210,7 +219,7 @@ def report(out: str | Path = "dpbandits-report", *, budget: str = "default", see
             continue
         say(f"[{i + 1}/{len(parts)}] {name} ...")
         start = time.perf_counter()
-        part = BUILDERS[name](out, BUDGETS[budget], seed, client, say, workers)
+        part = BUILDERS[name](out, BUDGETS[budget], seed, client, say, workers, backend)
         part.seconds = round(time.perf_counter() - start, 1)
         part.parameters = parameters
         write_atomically(out / "parts" / f"{name}.json", json.dumps(part.to_dict(), indent=1))

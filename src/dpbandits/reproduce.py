@@ -486,11 +486,15 @@ def _factory(line: Line, source, eps: float, T: int):
 
 
 def reproduce(name: str, out: str | Path, *, size: str = "default", seed: int = 0, workers: int = 1,
+              backend: str = "auto",
               client=None, movielens: str | None = None,
               progress: Callable[[str], None] | None = None) -> Reproduction:
     """Run (or resume) experiment ``name`` at ``size`` and write its CSV, PNG and Markdown page."""
     from .reference import simulate
 
+    from .reference.engine import check_backend
+
+    check_backend(backend)
     experiment = get_experiment(name)
     if size not in SIZES:
         raise DPBanditsError(f"unknown size {size!r}; sizes are {', '.join(SIZES)}")
@@ -514,10 +518,12 @@ def reproduce(name: str, out: str | Path, *, size: str = "default", seed: int = 
             if cell is None:
                 say(f"{name}: {line.label}, epsilon = {eps:g} (T = {T}, {runs} runs)")
                 result = simulate(_factory(line, source, eps, T), source, T, runs=runs, seed=seed,
-                                  workers=workers, client=client, record_actions=False)
+                                  workers=workers, client=client, record_actions=False,
+                                  backend=backend)
                 low, high = result.confidence_band()
                 cell = dict(key=key, t=result.checkpoints.tolist(), mean=result.mean_curve().tolist(),
                             low=low.tolist(), high=high.tolist(), runs=runs,
+                            backend=result.backend,
                             optimal=float(getattr(source, "optimal_value", np.max(source.means))))
                 write_atomically(path, json.dumps(cell))
             data[(line.label, eps)] = cell

@@ -62,6 +62,9 @@ class AuditResult:
     delta_lower_bound: float | None = None
     claim_status: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    backend: str = ""
+    """The engine's backend that simulated the runs (``reference``, ``compiled``; empty for
+    mechanisms that are not run by the engine)."""
 
     @property
     def confidence(self) -> float:

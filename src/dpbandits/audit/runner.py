@@ -72,6 +72,9 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
     ``backend`` is the engine's (:func:`dpbandits.reference.engine.simulate`); the result records
     the one that ran.
     """
+    from ..reference.engine import check_backend
+
+    check_backend(backend)
     name = canonical(name)
     params = dict(params or {})
     K = K or DEFAULT_ARMS.get(name, 3)
@@ -137,7 +140,7 @@ def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.0
     for i, (name, variant) in enumerate(jobs):
         preset = dict(epsilon=epsilon, samples=samples)
         preset.update(chosen.get(name, {}))
-        key = dict(name=name, variant=variant, alpha=alpha, seed=seed, **preset)
+        key = dict(name=name, variant=variant, alpha=alpha, seed=seed, backend=backend, **preset)
         cached = _cached(folder, f"{name}-{variant}", key)
         if cached is not None:
             if progress:
@@ -147,7 +150,7 @@ def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.0
         if progress:
             progress(f"[{i + 1}/{len(jobs)}] {name} [{variant}]")
         result = audit_algorithm(name, variant=variant, alpha=alpha, seed=seed, workers=workers,
-                                 client=client, **preset)
+                                 client=client, backend=backend, **preset)
         _store(folder, f"{name}-{variant}", key, result)
         results.append(result)
     if include_controls:

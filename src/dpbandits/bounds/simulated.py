@@ -28,6 +28,8 @@ class BoundsReport:
                  curve: RegretCurve, checks: list[BoundCheck], skipped: list[tuple[Bound, str]]):
         self.algorithm, self.variant, self.epsilon = algorithm, variant, epsilon
         self.means, self.curve, self.checks, self.skipped = means, curve, checks, skipped
+        self.backend = "reference"
+        """The engine's backend that simulated the runs."""
 
     @property
     def violated(self) -> list[BoundCheck]:
@@ -36,14 +38,15 @@ class BoundsReport:
     def to_dict(self) -> dict[str, Any]:
         return {"algorithm": self.algorithm, "variant": self.variant, "epsilon": self.epsilon,
                 "means": self.means.tolist(), "runs": self.curve.runs,
-                "horizon": int(self.curve.checkpoints[-1]),
+                "horizon": int(self.curve.checkpoints[-1]), "backend": self.backend,
                 "checks": [c.to_dict() for c in self.checks],
                 "not_checked": [{"bound": b.key, "why": why} for b, why in self.skipped]}
 
     def to_markdown(self) -> str:
         lines = [f"## {self.algorithm}" + (f" ({self.variant})" if self.variant else "")
                  + f", epsilon = {self.epsilon:g}, means = {self.means.tolist()}", "",
-                 f"{self.curve.runs} runs, horizon {int(self.curve.checkpoints[-1])}.", ""]
+                 f"{self.curve.runs} runs, horizon {int(self.curve.checkpoints[-1])}, "
+                 f"{self.backend} backend.", ""]
         if not self.checks:
             lines.append("No explicit bound applies to this algorithm.")
         for check in self.checks:
@@ -56,7 +59,8 @@ class BoundsReport:
 def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None = None,
                     setting: str | None = None, means: Any = None, horizon: int, runs: int = 20,
                     seed: int = 0, alpha: float = 0.05, values: dict[str, float] | None = None,
-                    workers: int = 1, client=None) -> tuple[BoundsReport, Any]:
+                    workers: int = 1, client=None,
+                    backend: str = "auto") -> tuple[BoundsReport, Any]:
     """Simulate ``algorithm`` and check its regret against every explicit bound about it.
 
     Returns the report and the simulation result. The setting's environment (default
@@ -82,7 +86,8 @@ def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None
                              "bandit and full-information algorithms")
     factory = spec(algorithm, mu.size, epsilon=epsilon if cls.private else None, variant=variant,
                    T=horizon if cls.needs_horizon else None)
-    result = simulate(factory, source, horizon, runs=runs, seed=seed, workers=workers, client=client)
+    result = simulate(factory, source, horizon, runs=runs, seed=seed, workers=workers, client=client,
+                      backend=backend)
     curve = RegretCurve.from_result(result)
     gaps = mu.max() - mu
     known = {"epsilon": epsilon, "K": float(mu.size), **(values or {})}
@@ -104,19 +109,20 @@ def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None
         if bound.status == "flawed":
             skipped.append((bound, "its proof is flawed (see its docstring): not held against data"))
             continue
+        if not np.any(gaps > 0) and (bound.per_arm is not None or "Delta_min" in bound.symbols):
+            skipped.append((bound, "every arm is optimal (all means equal): the pseudo-regret is "
+                                   "0 and a gap-dependent bound says nothing"))
+            continue
         needed = [s for s in bound.symbols if s not in known and s not in ("T", "t", "gaps")]
         if needed:
             skipped.append((bound, f"needs values for {needed} (--value NAME=X)"))
             continue
         args = {k: v for k, v in known.items() if k in bound.symbols}
-        if not np.any(gaps > 0) and (bound.per_arm is not None or "Delta_min" in bound.symbols):
-            skipped.append((bound, "every arm is optimal (all means equal): the pseudo-regret is "
-                                   "0 and a gap-dependent bound says nothing"))
-            continue
         if bound.per_arm is not None:
             args["gaps"] = gaps
         checks.append(check_regret(curve, bound, alpha=alpha, anytime=not cls.needs_horizon, **args))
     report = BoundsReport(algorithm, variant, epsilon, mu, curve, checks, skipped)
+    report.backend = result.backend
     return report, result
 
 

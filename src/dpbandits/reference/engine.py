@@ -40,14 +40,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 import numpy as np
-from scipy import stats
 
 from ..errors import DPBanditsError, check_positive_int
 from .environments import Bernoulli, BetaArms, Deterministic, RewardSource, Table, as_source
 from .policy import Policy, PolicyBase
 
 __all__ = ["RUNS_PER_BLOCK", "BACKENDS", "PolicyFactory", "SimulationResult", "simulate",
-           "default_checkpoints", "choose_backend"]
+           "default_checkpoints", "choose_backend", "check_backend"]
 
 RUNS_PER_BLOCK = 4096
 """Runs per seeded block. Part of the meaning of a seed: changing it changes results."""
@@ -95,6 +94,8 @@ class SimulationResult:
         Bounds E[regret(t)] at confidence ``level`` for each checkpoint separately (no correction
         across checkpoints); with one run the band is undefined (NaN).
         """
+        from scipy import stats    # imported here: it costs 0.4 s, and most runs never need it
+
         values = self._curve(kind)
         R = values.shape[0]
         mean = values.mean(axis=0)
@@ -179,15 +180,20 @@ def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T:
     )
 
 
+def check_backend(backend: str) -> str:
+    """``backend`` if it names one of :data:`BACKENDS`, else the error naming them."""
+    if backend not in BACKENDS:
+        raise DPBanditsError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    return backend
+
+
 def choose_backend(factory: PolicyFactory, source: RewardSource, T: int, backend: str = "auto") -> str:
     """The backend that ``simulate`` runs: ``reference`` or ``compiled``.
 
     ``compiled`` is checked here, before any work, on a policy built for one run: it fails with
     the reason when the algorithm has no kernel or the source is one a kernel cannot draw from.
     """
-    if backend not in BACKENDS:
-        raise DPBanditsError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if backend == "reference" or (backend == "auto" and T < AUTO_COMPILED_FROM_T):
+    if check_backend(backend) == "reference" or (backend == "auto" and T < AUTO_COMPILED_FROM_T):
         return "reference"
     from .. import compiled
     from .registry import AlgorithmSpec

@@ -59,6 +59,7 @@ def certify(name: str, *, variant: str | None = None, epsilon: float = 1.0,
     if candidate is None:
         candidate = RegistryMechanism(name, len(means), eps, variant, params, T=horizon,
                                       backend="compiled")
+        candidate.label += " (compiled kernel)"
     return validate(candidate, name, epsilon=eps, variant=variant, params=params, means=means,
                     horizon=horizon, runs=runs, seed=seed, alpha=alpha, audit_samples=0,
                     backend="reference")

@@ -419,6 +419,9 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     from ..reference.environments import Table
     from ..reference.registry import canonical
 
+    from ..reference.engine import check_backend
+
+    check_backend(backend)
     say = progress or (lambda message: None)
     against = canonical(against)
     cls = get(against)
