@@ -17,7 +17,7 @@ from ..errors import DPBanditsError
 from ..files import atomic_write
 from ..reference import get
 from ..reference.registry import ALGORITHMS
-from .options import (FOUND, NOT_TESTED, OK, add_json, add_out, add_progress, add_scheduler,
+from .options import (add_backend, FOUND, NOT_TESTED, OK, add_json, add_out, add_progress, add_scheduler,
                       add_seed, add_workers, auto_integer, check_out, cluster, epsilon,
                       parse_params, probability, progress_bar, say_for, seconds)
 
@@ -79,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds an external program may take for each expected line "
                              "(default %(default)s)")
     add_workers(parser, "worker processes (simulations, or external program instances)")
+    add_backend(parser, "simulation backend of a registered algorithm's runs")
     add_scheduler(parser, "simulate on a Dask cluster (needs dpbandits[distributed]); same result")
     add_out(parser, help="output folder for --all")
     add_json(parser, "print the result as JSON")
@@ -135,7 +136,8 @@ def _audit_all(args: argparse.Namespace) -> int:
 
         results = audit_all(args.epsilon, samples=samples,
                             alpha=args.alpha, seed=args.seed, workers=args.workers,
-                            client=client, resume=out / "audit-results", progress=step)
+                            client=client, resume=out / "audit-results", progress=step,
+                            backend=args.backend)
     table = claims_table(results)
     as_json = json.dumps([r.to_dict() for r in results], indent=1)
     atomic_write(out / "audit-claims.md", lambda h: h.write(table + "\n"), mode="w")
@@ -173,7 +175,8 @@ def _audit_one(args: argparse.Namespace):
                                variant=args.variant, K=args.arms, T=args.horizon,
                                params=next(iter(params.values())), samples=samples,
                                alpha=args.alpha, seed=args.seed, white_box=args.white_box,
-                               workers=args.workers, client=client, progress=say_for(args))
+                               workers=args.workers, client=client, progress=say_for(args),
+                               backend=args.backend)
 
 
 def describe(result) -> str:

@@ -15,7 +15,7 @@ from ..bounds.simulated import check_algorithm, plot
 from ..errors import DPBanditsError
 from ..files import atomic_write
 from ..reference import get
-from .options import (FOUND, OK, add_json, add_out, add_scheduler, add_seed, add_workers,
+from .options import (add_backend, FOUND, OK, add_json, add_out, add_scheduler, add_seed, add_workers,
                       check_out, cluster, epsilon, integer, probability, unit_number)
 
 HELP = "simulate an algorithm and check its regret against the papers' bounds"
@@ -39,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--value", action="append", default=[], metavar="NAME=X",
                         help="value of another symbol of a bound, e.g. lambda_0=0.5 (repeatable)")
     add_workers(parser)
+    add_backend(parser)
     add_scheduler(parser)
     add_out(parser)
     add_json(parser)
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
                                     variant=args.variant,
                                     setting=args.setting, means=args.means, horizon=args.horizon,
                                     runs=args.runs, seed=args.seed, alpha=args.alpha, values=values,
-                                    workers=args.workers, client=client)
+                                    workers=args.workers, client=client, backend=args.backend)
     stem = f"bounds-{report.algorithm}" + (f"-{args.variant}" if args.variant else "")
     atomic_write(out / f"{stem}.json", lambda h: json.dump(report.to_dict(), h, indent=2), "w")
     atomic_write(out / f"{stem}.md", lambda h: h.write(report.to_markdown() + "\n"), "w")

@@ -20,7 +20,7 @@ from ..errors import DPBanditsError, check_seed
 
 __all__ = ["Parser", "integer", "auto_integer", "epsilon", "probability", "seconds", "seed",
            "unit_number", "scheduler_address", "check_out", "given", "EXIT_CODES", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
-           "progress_bar", "cluster", "add_seed", "add_workers", "add_scheduler", "add_out",
+           "progress_bar", "cluster", "add_seed", "add_workers", "add_scheduler", "add_out", "add_backend",
            "add_progress", "add_json"]
 
 OK, FOUND, BAD_INPUT, NOT_TESTED = 0, 1, 2, 3
@@ -205,6 +205,16 @@ def add_seed(parser: argparse.ArgumentParser) -> None:
 
 def add_workers(parser: argparse.ArgumentParser, help: str = "worker processes") -> None:
     parser.add_argument("--workers", type=integer(1, limits.MAX_WORKERS), default=1,
+                        help=f"{help} (default %(default)s)")
+
+
+def add_backend(parser: argparse.ArgumentParser,
+                help: str = "simulation backend: reference (the exact Python code), compiled "
+                            "(its numba kernels, the same results) or auto (compiled for long "
+                            "runs)") -> None:
+    from ..reference.engine import BACKENDS
+
+    parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help=f"{help} (default %(default)s)")
 
 

@@ -11,7 +11,7 @@ import argparse
 import json
 
 from ..report import BUDGETS, PARTS, report
-from .options import (FOUND, OK, add_progress, add_scheduler, add_seed, add_workers, check_out,
+from .options import (add_backend, FOUND, OK, add_progress, add_scheduler, add_seed, add_workers, check_out,
                       cluster, say_for)
 
 HELP = "run the whole verification (claims, audit, bounds, reproductions) and write a report"
@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_seed(parser)
     add_scheduler(parser, "run simulations on a Dask cluster (needs dpbandits[distributed])")
     add_workers(parser, "local worker processes (default 1)")
+    add_backend(parser)
     add_progress(parser)
 
 
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     with cluster(args.scheduler) as client:
         index = report(check_out(args.out), budget=args.budget, seed=args.seed,
                        parts=tuple(args.part or PARTS), client=client,
-                       workers=args.workers, progress=say_for(args))
+                       workers=args.workers, progress=say_for(args), backend=args.backend)
     text = index.read_text()
     start = text.index("## Summary")
     print(text[start:text.index("\n## ", start + 1)].strip())

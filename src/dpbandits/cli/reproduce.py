@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import DPBanditsError
 from ..reproduce import EXPERIMENTS, SIZES, get_experiment, reproduce
-from .options import (OK, add_progress, add_scheduler, add_seed, add_workers, check_out, cluster,
+from .options import (add_backend, OK, add_progress, add_scheduler, add_seed, add_workers, check_out, cluster,
                       say_for)
 
 HELP = "reproduce an experiment of the papers (plots, CSV and a page of claims with verdicts)"
@@ -27,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="dpbandits-out/reproduce", help="output folder")
     add_seed(parser)
     add_workers(parser)
+    add_backend(parser)
     add_scheduler(parser, "Dask scheduler address")
     parser.add_argument("--movielens", default=None, metavar="DIR",
                         help="MovieLens-1M folder for chandak2023-table3 (never downloaded)")
@@ -49,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     with cluster(args.scheduler) as client:
         result = reproduce(args.name, Path(args.out) / args.name, size=size, seed=args.seed,
                            workers=args.workers, client=client, movielens=args.movielens,
+                           backend=args.backend,
                            progress=say_for(args))
     print(result.page)
     print(f"wrote {', '.join(str(p) for p in result.paths)}", file=sys.stderr)

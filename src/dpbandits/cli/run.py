@@ -17,7 +17,7 @@ from ..errors import DPBanditsError
 from ..files import atomic_write
 from ..reference import Bernoulli, get, get_setting, simulate, spec
 from ..reference.engine import SimulationResult
-from .options import (OK, add_out, add_progress, add_scheduler, add_seed, add_workers, check_out,
+from .options import (add_backend, OK, add_out, add_progress, add_scheduler, add_seed, add_workers, check_out,
                       cluster, epsilon, integer, parse_params, progress_bar, unit_number)
 
 HELP = "simulate algorithms and report their regret"
@@ -42,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a parameter of one algorithm, e.g. --param dp-ucb-int:interval=y "
                              "(repeatable; see `dpbandits list`)")
     add_workers(parser)
+    add_backend(parser)
     add_scheduler(parser, "run the blocks on a Dask cluster (needs dpbandits[distributed])")
     add_out(parser, help="output folder for CSV and PNG")
     parser.add_argument("--log-x", action="store_true", help="logarithmic time axis in the plot")
@@ -108,9 +109,12 @@ def run(args: argparse.Namespace) -> int:
             label = factory.name + (f"[{factory.variant}]" if factory.variant else "")
             with progress_bar(runs * T, label, disabled=args.no_progress) as bar:
                 results.append(simulate(factory, source, T, runs=runs, seed=seed, workers=workers,
-                                        client=client, progress=bar.update))
+                                        client=client, progress=bar.update,
+                                        backend=args.backend))
 
-    print(f"means = {source.means.tolist()}, T = {T}, runs = {runs}, seed = {seed}")
+    backends = ", ".join(sorted({r.backend for r in results}))
+    print(f"means = {source.means.tolist()}, T = {T}, runs = {runs}, seed = {seed}, "
+          f"backend = {backends}")
     print(f"{'algorithm':<28}{'pseudo-regret (95% CI)':<34}{'realised regret (95% CI)'}")
     for factory, result in zip(factories, results):
         print(f"{_label(factory):<28}{_interval(result, 'pseudo'):<34}{_interval(result, 'realised')}")
@@ -138,14 +142,14 @@ def _interval(result: SimulationResult, kind: str) -> str:
 
 
 def _write_csv(path: Path, factories, results) -> None:
-    rows = [("algorithm", "t", "pseudo_mean", "pseudo_low", "pseudo_high",
+    rows = [("algorithm", "backend", "t", "pseudo_mean", "pseudo_low", "pseudo_high",
              "realised_mean", "realised_low", "realised_high")]
     for factory, result in zip(factories, results):
         pseudo_band = result.confidence_band("pseudo")
         realised_band = result.confidence_band("realised")
         pseudo, realised = result.mean_curve("pseudo"), result.mean_curve("realised")
         for i, t in enumerate(result.checkpoints):
-            rows.append((_label(factory), int(t), pseudo[i], pseudo_band[0][i], pseudo_band[1][i],
+            rows.append((_label(factory), result.backend, int(t), pseudo[i], pseudo_band[0][i], pseudo_band[1][i],
                          realised[i], realised_band[0][i], realised_band[1][i]))
     atomic_write(path, lambda handle: csv.writer(handle).writerows(rows), mode="w")
 

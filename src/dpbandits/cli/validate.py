@@ -15,7 +15,7 @@ from .. import limits
 from ..audit.external import DEFAULT_TIMEOUT
 from ..errors import DPBanditsError
 from ..validate.core import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
-from .options import (add_json, add_out, add_progress, add_seed, add_workers, check_out, epsilon,
+from .options import (add_backend, add_json, add_out, add_progress, add_seed, add_workers, check_out, epsilon,
                       integer, parse_params, probability, say_for, seconds, unit_number)
 
 HELP = "validate a third-party implementation against a reference algorithm"
@@ -60,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds the external program may take for each expected line "
                              "(default %(default)s)")
     add_workers(parser, "parallel copies of the candidate")
+    add_backend(parser, "simulation backend of the reference side")
     add_out(parser, help="folder for the JSON and the PNG")
     add_json(parser, "print the JSON instead of the summary")
     add_progress(parser)
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
                       params=params, setting=args.setting, means=args.means,
                       horizon=args.horizon, runs=args.runs, seed=args.seed, alpha=args.alpha,
                       audit_samples=args.audit_samples, audit_horizon=args.audit_horizon,
-                      progress=say)
+                      progress=say, backend=args.backend)
     stem = out / f"validate-{against}"
     write_json(result, stem.with_suffix(".json"))
     plot(result, stem.with_suffix(".png"))
