@@ -235,3 +235,16 @@ def test_semi_round_books_regret_with_numpys_sums():
         np.testing.assert_array_equal(sim.pseudo_at[:, t - 1], pseudo)
         np.testing.assert_array_equal(sim.realised_at[:, t - 1], realised)
         np.testing.assert_array_equal(sim.actions_seen[:, t - 1], actions)
+
+
+def test_a_source_without_an_optimal_value_is_refused_with_the_reason():
+    factory = spec("dpucb-mat", 2, epsilon=1.0)
+    with pytest.raises(DPBanditsError, match="needs a source with an optimal_value"):
+        simulate(factory, Bernoulli([0.6, 0.4]), 10, 1, backend="compiled")
+    with pytest.raises(DPBanditsError, match="needs a source with an optimal_value"):
+        simulate(factory, Bernoulli([0.6, 0.4]), 6000, 1)            # auto: the reference says why
+
+
+def test_warm_up_compiles_the_matroid_kernel():
+    from dpbandits.compiled import warm_up
+    assert sorted(warm_up(list(kernel.ALGORITHMS))) == sorted(kernel.ALGORITHMS)

@@ -78,6 +78,8 @@ def unsupported(policy, source) -> str | None:
         return f"{policy.name} has no compiled kernel"
     if source_kind(source) is None:
         return f"the compiled backend cannot draw rewards from {type(source).__name__}"
+    if policy.feedback == "semi" and getattr(source, "optimal_value", None) is None:
+        return "a semi-bandit policy needs a source with an optimal_value (a matroid environment)"
     reason = getattr(module, "unsupported", None)
     return reason(policy) if reason is not None else None
 
@@ -177,6 +179,10 @@ def warm_up(names: list[str] | None = None) -> dict[str, float]:
         start = time.perf_counter()
         cls = get(name)
         factory = spec(name, 2, epsilon=1.0 if cls.private else None, T=64)
-        simulate(factory, Bernoulli([0.6, 0.4]), T=64, runs=2, backend="compiled")
+        source = Bernoulli([0.6, 0.4])
+        if cls.feedback == "semi":
+            from ..reference.matroid import MatroidEnvironment, Uniform
+            source = MatroidEnvironment(Uniform(2, 1), source)   # the policies' default matroid
+        simulate(factory, source, T=64, runs=2, backend="compiled")
         seconds[name] = time.perf_counter() - start
     return seconds
