@@ -5,7 +5,7 @@ pairwise (``pairwise_sum`` in numpy/_core/src/umath/loops_utils.h.src). Below 8 
 left to right; up to 128 it keeps 8 running partial sums, combines them as
 ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))`` and adds the remainder left to right;
 above 128 it halves the range (at a multiple of 8) and adds the two halves' sums. A plain loop
-therefore differs from NumPy in the last bit for 8 terms or more; this helper does not.
+therefore differs from NumPy in the last bit for 8 terms or more; :func:`pairwise_sum_at` does not.
 """
 
 from __future__ import annotations
