@@ -1,0 +1,370 @@
+"""Fuzzing the command line, the public checks and the external-program harness.
+
+Kinds: property (Hypothesis, reproducible: the ``reproducible`` profile derandomises every run)
+and smoke (misbehaving external programs, a resource-limited process). The fast subset runs in
+the default test run; ``-m fuzz`` runs the full suite (more examples per property, every
+misbehaving program under both protocols). Sizes and the last result: docs/limits.md.
+
+What every bad input must give: exit status 2, exactly one line on standard error that starts
+with ``dpbandits: error:``, no traceback, and no file left in the output folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpbandits import limits
+from dpbandits.audit.external import CommandMechanism
+from dpbandits.cli import main
+from dpbandits.errors import DPBanditsError, check_seed
+from dpbandits.reference.environments import Table
+
+FAST = settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+FULL = settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+
+# -- strategies over the command line ----------------------------------------------------------
+
+garbage = st.one_of(st.just(""), st.just("nan"), st.just("inf"), st.just("-inf"), st.just("1e3x"),
+                    st.text(alphabet="abcxyz-_.:= ", min_size=1, max_size=6))
+huge = st.integers(min_value=10 ** 12, max_value=10 ** 400).map(str)
+bad_count = st.one_of(st.integers(max_value=0).map(str), st.just("1e3"), st.just("2.5"), huge, garbage)
+bad_size = st.one_of(st.integers(max_value=-1).map(str), st.just("1e3"), st.just("2.5"), huge, garbage)
+"""Bad values of a size where 0 is meaningful (``--audit-samples 0`` skips the audit)."""
+bad_epsilon = st.one_of(st.floats(max_value=0, allow_nan=False).map(repr),
+                        st.floats(min_value=1e-300, max_value=9e-7).map(repr),
+                        st.floats(min_value=1.0001e4, allow_infinity=False).map(repr), garbage)
+bad_seed = st.one_of(st.integers(max_value=-1).map(str),
+                     st.integers(min_value=2 ** 128, max_value=10 ** 400).map(str),
+                     st.just("1.5"), st.just("1e5"), garbage)
+bad_level = st.one_of(st.floats(max_value=0, allow_nan=False).map(repr),
+                      st.floats(min_value=1, allow_nan=False).map(repr), garbage)
+bad_mean = st.one_of(st.floats(max_value=-1e-9, allow_nan=False).map(repr),
+                     st.floats(min_value=1.000001, allow_nan=False).map(repr), garbage)
+bad_address = st.one_of(st.just("localhost"), st.just("tcp://h:0"), st.just("h:99999"), garbage)
+
+COMMON = [("--seed", bad_seed), ("--workers", bad_count)]
+"""(option, strategy of bad values) pairs that every simulating command takes."""
+
+COMMANDS = {
+    "run": (["run", "dp-ucb", "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2",
+             "--epsilon", "1", "--no-progress"],
+            COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--epsilon", bad_epsilon),
+                      ("--scheduler", bad_address), ("--means", bad_mean)]),
+    "audit": (["audit", "rnm-ftnl", "--samples", "200", "--horizon", "4", "--no-progress"],
+              COMMON + [("--samples", bad_count), ("--horizon", bad_count), ("--arms", bad_count),
+                        ("--epsilon", bad_epsilon), ("--alpha", bad_level),
+                        ("--scheduler", bad_address)]),
+    "bounds": (["bounds", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2"],
+               COMMON + [("--runs", bad_count), ("--horizon", bad_count),
+                         ("--alpha", bad_level), ("--means", bad_mean)]),
+    "validate": (["validate", "--command", "true", "--against", "ucb1", "--horizon", "20",
+                  "--no-progress"],
+                 COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--alpha", bad_level),
+                           ("--audit-samples", bad_size), ("--timeout", bad_level)]),
+    "list": (["list"], [("--epsilon", bad_epsilon)]),
+    "report": (["report", "--budget", "tiny", "--part", "algorithms", "--no-progress"],
+               COMMON + [("--scheduler", bad_address)]),
+    "reproduce": (["reproduce", "tossou2016-fig2a", "--size", "tiny", "--no-progress"],
+                  COMMON + [("--scheduler", bad_address)]),
+}
+"""For each command: a valid, tiny invocation and the options to corrupt."""
+
+NOT_APPLICABLE = [
+    (["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--epsilon", "1"], "--epsilon"),
+    (["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--movielens", "x"], "--movielens"),
+    (["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--param", "T=5"], "'T'"),
+    (["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--param", "epsilon=5"], "'epsilon'"),
+    (["run", "ucb1", "dp-ucb", "--means", "0.6", "0.4", "--horizon", "20", "--epsilon", "1",
+      "--param", "tie_break=random"], "ambiguous"),
+    (["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--param", "hedge:eta=1"], "hedge"),
+    (["audit", "rnm-ftnl", "--timeout", "5"], "--timeout"),
+    (["audit", "rnm-ftnl", "--protocol", "interactive"], "--protocol"),
+    (["audit", "rnm-ftnl", "--out", "x"], "--out"),
+    (["audit", "--command", "true", "--arms", "2", "--claim-epsilon", "1", "--param", "B=0"], "--param"),
+    (["audit", "--all", "--horizon", "8"], "--horizon"),
+    (["audit", "rnm-ftnl", "--samples", "0"], "--samples"),
+    (["audit", "rnm-ftnl", "--param", "K=3"], "'K'"),
+    (["bounds", "ucb1", "--horizon", "20", "--epsilon", "1"], "--epsilon"),
+    (["validate", "--python", "x:y", "--against", "ucb1", "--timeout", "5"], "--timeout"),
+    (["validate", "--command", "true", "--against", "ucb1", "--epsilon", "1"], "--epsilon"),
+]
+"""Invocations with an option or a parameter that does not apply: each is an error naming it."""
+
+
+def _run_cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _writes(argv: list[str]) -> bool:
+    """Whether the invocation takes --out (everything but list and an audit of one ALGO)."""
+    audit_one = argv[0] == "audit" and "--all" not in argv
+    return argv[0] != "list" and not audit_one and "--out" not in argv
+
+
+def _assert_clean_refusal(argv: list[str], named: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "out"
+        status, _, err = _run_cli(argv + (["--out", str(out)] if _writes(argv) else []))
+        assert status == 2, (argv, err)
+        lines = err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("dpbandits: error: "), err
+        assert named in lines[0], (named, lines[0])
+        assert "Traceback" not in err
+        leftover = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
+        assert leftover == [], leftover
+
+
+@st.composite
+def corrupted(draw, command: str | None = None) -> tuple[list[str], str]:
+    """A valid tiny invocation with one option set to a bad value (the last occurrence wins),
+    and the option the error must name."""
+    name = command or draw(st.sampled_from(sorted(COMMANDS)))
+    base, options = COMMANDS[name]
+    option, bad = draw(st.sampled_from(options))
+    return base + [option, draw(bad)], option
+
+
+def _property_bad_option_is_one_line(case: tuple[list[str], str]) -> None:
+    _assert_clean_refusal(*case)
+
+
+@pytest.mark.property
+@FAST
+@given(corrupted())
+def test_a_bad_option_is_one_line_and_status_2(case):
+    _property_bad_option_is_one_line(case)
+
+
+@pytest.mark.fuzz
+@pytest.mark.property
+@FULL
+@given(corrupted())
+def test_a_bad_option_is_one_line_and_status_2_full(case):
+    _property_bad_option_is_one_line(case)
+
+
+@pytest.mark.fuzz
+@pytest.mark.property
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_command_refuses_every_bad_option_full(command):
+    @FULL
+    @given(corrupted(command))
+    def check(case):
+        _property_bad_option_is_one_line(case)
+    check()
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("argv, named", NOT_APPLICABLE,
+                         ids=[" ".join(argv[:2] + argv[-2:]) for argv, _ in NOT_APPLICABLE])
+def test_an_option_that_does_not_apply_is_an_error_naming_it(argv, named):
+    _assert_clean_refusal(argv, named)
+
+
+param_text = st.text(alphabet="abcdeBQTKv_:=.0123456789-", min_size=0, max_size=14)
+
+
+def _property_param(value: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        status, _, err = _run_cli(["run", "rnm-ftnl-bq", "--means", "0.6", "0.4", "--horizon", "8",
+                                   "--runs", "2", "--epsilon", "1", "--no-progress",
+                                   "--param", value, "--out", folder])
+        assert status in (0, 2) and "Traceback" not in err
+        if status == 2:
+            assert len(err.splitlines()) == 1, err
+
+
+@pytest.mark.property
+@FAST
+@given(param_text)
+def test_any_param_text_runs_or_is_one_line(value):
+    _property_param(value)
+
+
+@pytest.mark.fuzz
+@pytest.mark.property
+@FULL
+@given(param_text)
+def test_any_param_text_runs_or_is_one_line_full(value):
+    _property_param(value)
+
+
+# -- the public checks ----------------------------------------------------------------------
+
+anything = st.one_of(st.none(), st.booleans(), st.integers(min_value=-10 ** 400, max_value=10 ** 400),
+                     st.floats(), st.text(max_size=50), st.lists(st.integers(), max_size=3))
+
+
+@pytest.mark.property
+@FAST
+@given(anything)
+def test_check_seed_accepts_exactly_the_integers_below_2_to_128(value):
+    ok = (isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 128) or \
+        (isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 60
+         and int(value) < 2 ** 128)
+    if ok:
+        assert check_seed(value) == int(value)
+    else:
+        with pytest.raises(DPBanditsError):
+            check_seed(value)
+
+
+@pytest.mark.property
+@FAST
+@given(st.integers(min_value=2 ** 53, max_value=2 ** 128 - 2))
+def test_seeds_above_2_to_53_stay_distinct(seed):
+    assert check_seed(seed) != check_seed(seed + 1)
+
+
+@pytest.mark.property
+@FAST
+@given(st.integers(1, 10 ** 12), st.integers(1, 10 ** 10), st.integers(2, 20_000))
+def test_a_simulation_is_refused_exactly_when_it_exceeds_a_budget(runs, T, K):
+    too_big = (T > limits.MAX_HORIZON or K > limits.MAX_ARMS or runs > limits.MAX_RUNS
+               or limits.simulation_bytes(runs, K) > limits.MEMORY_BUDGET
+               or runs * T * K > limits.WORK_BUDGET)
+    if too_big:
+        with pytest.raises(DPBanditsError):
+            limits.check_simulation_size(runs, T, K)
+    else:
+        limits.check_simulation_size(runs, T, K)
+
+
+@pytest.mark.property
+@FAST
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_epsilon_outside_the_supported_range_is_refused_by_every_entry(epsilon):
+    from dpbandits.reference import make
+
+    low, high = limits.EPSILON_RANGE
+    if low <= epsilon <= high:
+        assert make("rnm-ftnl", 3, epsilon=epsilon, rng=0).epsilon == epsilon
+    else:
+        with pytest.raises(DPBanditsError):
+            make("rnm-ftnl", 3, epsilon=epsilon, rng=0)
+
+
+# -- misbehaving external programs --------------------------------------------------------------
+
+def _program(body: str) -> list[str]:
+    return [sys.executable, "-c", body]
+
+
+_TABLE_PROGRAM = """
+import sys
+K, T = {K}, {T}
+for line in sys.stdin:
+    words = line.split()
+    if not words or words[0] == "quit":
+        break
+    if words[0] == "run":
+        for _ in range(T):
+            sys.stdin.readline()
+        sys.stdout.write({answer} + "\\n")
+        sys.stdout.flush()
+"""
+
+MISBEHAVIOURS = {
+    "crash": ("import sys; sys.exit(3)", "exited with status 3"),
+    "hang": ("import time; time.sleep(60)", "no answer within the timeout"),
+    "garbage": (_TABLE_PROGRAM.format(K=2, T=4, answer="'zero one two three'"), ""),
+    "wrong length": (_TABLE_PROGRAM.format(K=2, T=4, answer="'0 1'"), ""),
+    "out of range": (_TABLE_PROGRAM.format(K=2, T=4, answer="'0 1 5 0'"), ""),
+    "endless line": ("import sys\nwhile True: sys.stdout.write('0 ' * 4096)", "longer than"),
+    "stderr flood": ("import sys, time\nfor _ in range(40000): sys.stderr.write('x' * 4096)\n"
+                     "time.sleep(60)", "standard error"),
+    "no newline on stderr": ("import sys, time\nsys.stderr.write('y' * 10 ** 6); sys.stderr.flush()"
+                             "\nsys.exit(1)", "bytes in all"),
+}
+"""Programs that break the table protocol, and a phrase their error message must contain."""
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("name", sorted(MISBEHAVIOURS))
+def test_a_misbehaving_program_is_one_clear_error(name):
+    body, phrase = MISBEHAVIOURS[name]
+    mechanism = CommandMechanism(_program(body), 2, 1.0, timeout=3.0)
+    table = Table(np.full((4, 2), 0.5))
+    with pytest.raises(DPBanditsError) as caught:
+        mechanism.sample(table, 3, seed=0)
+    assert phrase in str(caught.value)
+
+
+def _property_answer_line(answer: bytes) -> None:
+    body = _TABLE_PROGRAM.format(K=3, T=4, answer=f"{answer!r}.decode('latin-1')")
+    body = body.replace("sys.stdout.write(", "sys.stdout.buffer.write((").replace(
+        ' + "\\n")', ' + "\\n").encode("latin-1"))')
+    mechanism = CommandMechanism(_program(body), 3, 1.0, timeout=5.0)
+    try:
+        actions = mechanism.sample(Table(np.full((4, 3), 0.5)), 1, seed=0)
+    except DPBanditsError as error:
+        assert str(error)
+    else:
+        assert actions.shape == (1, 4) and np.all((actions >= 0) & (actions < 3))
+
+
+answers = st.one_of(st.binary(min_size=1, max_size=200),
+                    st.lists(st.integers(-3, 5), min_size=0, max_size=8).map(
+                        lambda xs: " ".join(map(str, xs)).encode()))
+
+
+@pytest.mark.property
+@settings(max_examples=15)
+@given(answers)
+def test_any_answer_line_is_valid_actions_or_a_clear_error(answer):
+    _property_answer_line(answer)
+
+
+@pytest.mark.fuzz
+@pytest.mark.property
+@settings(max_examples=200)
+@given(answers)
+def test_any_answer_line_is_valid_actions_or_a_clear_error_full(answer):
+    _property_answer_line(answer)
+
+
+@pytest.mark.fuzz
+@pytest.mark.smoke
+@pytest.mark.parametrize("name", sorted(MISBEHAVIOURS))
+def test_a_misbehaving_program_is_one_clear_error_interactive(name):
+    """The same programs under the interactive protocol: never a hang, never a silent result."""
+    body, _ = MISBEHAVIOURS[name]
+    mechanism = CommandMechanism(_program(body), 2, 1.0, protocol="interactive", timeout=3.0)
+    with pytest.raises(DPBanditsError):
+        mechanism.sample(Table(np.full((4, 2), 0.5)), 3, seed=0)
+
+
+# -- resources -------------------------------------------------------------------------------
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("argv", [
+    ["run", "ucb1", "--means", "0.5", "0.4", "--horizon", "1000000", "--runs", "10000000"],
+    ["audit", "--command", "true", "--arms", "2", "--claim-epsilon", "1",
+     "--samples", "100000000", "--horizon", "1000"],
+    ["run", "ucb1", "--means", "0.5", "0.4", "--horizon", "1000", "--runs", "1000000000"],
+])
+def test_a_request_too_big_is_refused_under_a_memory_limit(argv, tmp_path):
+    """Under a 2 GiB address-space limit the refusal comes before any allocation."""
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (2 ** 31, 2 ** 31)); "
+            "from dpbandits.cli import main; sys.exit(main(sys.argv[1:]))")
+    out = ["--out", str(tmp_path / "o")] if _writes(argv) else []
+    completed = subprocess.run([sys.executable, "-c", code, *argv, *out],
+                               capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "MPLBACKEND": "Agg"})
+    assert completed.returncode == 2, completed.stderr
+    assert len(completed.stderr.splitlines()) == 1
+    assert "at most" in completed.stderr or "must be an integer in" in completed.stderr
