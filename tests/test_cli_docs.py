@@ -82,3 +82,12 @@ def test_the_options_table_is_read_from_the_parser():
     table = options_table("audit")
     assert "| `--timeout` | `30.0` |" in table and "| `--seed` | `0` |" in table
     assert "<!-- dpbandits:options audit -->" in (ROOT / "docs" / "cli.md").read_text()
+
+
+@pytest.mark.exact
+def test_the_report_duration_is_one_number():
+    """``report --help``, the module and the README state the same measured duration."""
+    from dpbandits.report import DEFAULT_MINUTES
+
+    assert f"about {DEFAULT_MINUTES:g} minutes" in (ROOT / "README.md").read_text()
+    assert f"about {DEFAULT_MINUTES:g} minutes" in options_table("report")

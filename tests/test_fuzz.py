@@ -51,6 +51,8 @@ bad_level = st.one_of(st.floats(max_value=0, allow_nan=False).map(repr),
                       st.floats(min_value=1, allow_nan=False).map(repr), garbage)
 bad_mean = st.one_of(st.floats(max_value=-1e-9, allow_nan=False).map(repr),
                      st.floats(min_value=1.000001, allow_nan=False).map(repr), garbage)
+bad_seconds = st.one_of(st.floats(max_value=0, allow_nan=False).map(repr),
+                        st.floats(min_value=3600.001, allow_nan=False).map(repr), garbage)
 bad_address = st.one_of(st.just("localhost"), st.just("tcp://h:0"), st.just("h:99999"), garbage)
 
 COMMON = [("--seed", bad_seed), ("--workers", bad_count)]
@@ -71,7 +73,7 @@ COMMANDS = {
     "validate": (["validate", "--command", "true", "--against", "ucb1", "--horizon", "20",
                   "--no-progress"],
                  COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--alpha", bad_level),
-                           ("--audit-samples", bad_size), ("--timeout", bad_level)]),
+                           ("--audit-samples", bad_size), ("--timeout", bad_seconds)]),
     "list": (["list"], [("--epsilon", bad_epsilon)]),
     "report": (["report", "--budget", "tiny", "--part", "algorithms", "--no-progress"],
                COMMON + [("--scheduler", bad_address)]),

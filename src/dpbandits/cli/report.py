@@ -10,7 +10,7 @@ import argparse
 
 import json
 
-from ..report import BUDGETS, PARTS, report
+from ..report import BUDGETS, DEFAULT_MINUTES, PARTS, report
 from .options import (add_backend, FOUND, OK, add_progress, add_scheduler, add_seed, add_workers, check_out,
                       cluster, say_for)
 
@@ -20,7 +20,7 @@ HELP = "run the whole verification (claims, audit, bounds, reproductions) and wr
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="dpbandits-report", help="output folder (default dpbandits-report)")
     parser.add_argument("--budget", default="default", choices=tuple(BUDGETS),
-                        help="how much to run (default: about 10 minutes on 2 cores)")
+                        help=f"how much to run (default: about {DEFAULT_MINUTES:g} minutes on 2 cores)")
     parser.add_argument("--part", action="append", choices=PARTS, default=None,
                         help="run only this part (repeatable; default all)")
     add_seed(parser)
