@@ -149,18 +149,39 @@ class PolicyMechanism(_PythonMechanism):
         super().__init__(K, claim_epsilon, feedback, workers,
                          label or f"policy {getattr(factory, '__name__', type(factory).__name__)}")
 
+    build_call = "factory(rng)"
+    """How error messages name the call that builds a run's policy."""
+
+    def _build(self, T: int, rng: np.random.Generator) -> Any:
+        """The policy of one run of T rounds."""
+        return self.factory(rng)
+
     def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
         where = f"{self.label}: run {i}"
-        policy = _call(where, "factory(rng)", self.factory, rng)
+        T, K = X.shape
+        policy = _call(where, self.build_call, self._build, T, rng)
+        act, observe = _protocol_methods(policy, where)
         full = self.feedback == "full"
-        actions = np.empty(X.shape[0], dtype=np.int32)
-        for t in range(1, X.shape[0] + 1):
-            value = _call(where, f"policy.act({t})", policy.act, t)
-            action = _checked_action(value, self.K, f"{where}: policy.act({t})")
-            feedback = X[t - 1] if full else float(X[t - 1, action])
-            _call(where, f"policy.observe({t}, ...)", policy.observe, t, action, feedback)
-            actions[t - 1] = action
-        return actions
+        rows = [X[t] for t in range(T)] if full else X.tolist()
+        actions = [0] * T
+        t, what = 0, "act"
+        # One try around the whole loop: the per-round cost is the candidate's own, plus a type
+        # and range check that a plain int passes at once (everything else takes the slow path).
+        try:
+            for t in range(1, T + 1):
+                what = "act"
+                value = act(t)
+                if type(value) is not int or not 0 <= value < K:
+                    value = _checked_action(value, K, f"{where}: policy.act({t})")
+                what = "observe"
+                observe(t, value, rows[t - 1] if full else rows[t - 1][value])
+                actions[t - 1] = value
+        except DPBanditsError:
+            raise
+        except Exception as error:
+            call = f"policy.act({t})" if what == "act" else f"policy.observe({t}, ...)"
+            raise DPBanditsError(f"{where}: {call} raised {type(error).__name__}: {error}") from error
+        return np.asarray(actions, dtype=np.int32)
 
 
 class CallableMechanism(_PythonMechanism):
@@ -184,6 +205,19 @@ class CallableMechanism(_PythonMechanism):
         where = f"{self.label}: run {i}"
         output = _call(where, "fn(table, rng)", self.fn, X, rng)
         return _checked_sequence(output, X.shape[0], self.K, where)
+
+
+def _protocol_methods(policy: Any, where: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The policy's act and observe methods; a missing one is a clear error."""
+    methods = []
+    for name in ("act", "observe"):
+        method = getattr(policy, name, None)
+        if not callable(method):
+            raise DPBanditsError(f"{where}: the candidate object ({type(policy).__name__}) has no "
+                                 f"{name}() method; it needs act(t) -> arm and "
+                                 f"observe(t, arm, feedback)")
+        methods.append(method)
+    return methods[0], methods[1]
 
 
 def _call(where: str, what: str, function: Callable[..., Any], *args: Any) -> Any:

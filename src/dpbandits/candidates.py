@@ -1,0 +1,286 @@
+"""Naming a candidate implementation: one way for ``audit``, ``validate`` and the testing API.
+
+A *candidate* is someone else's implementation of a bandit algorithm, given as
+
+* a Python object, or the text ``MODULE:OBJECT`` or ``path/to/file.py:OBJECT`` naming one
+  (``--python`` on the command line). The object is a class or a factory called once per run.
+  What it receives is read from its signature (:func:`builder`):
+
+  - ``OBJECT(problem, rng)``: a parameter named ``problem`` gets the :class:`Problem` (K, T,
+    epsilon, the setting's parameters) and the next one the run's ``numpy.random.Generator``;
+  - ``OBJECT(K, T, epsilon, rng)`` in any order and with any subset: parameters are matched by
+    name (``K``; ``T`` or ``horizon``; ``epsilon`` or ``eps``; ``rng``, ``generator`` or
+    ``random_state``), and any other parameter whose name is one of the problem's ``params``
+    gets that value; parameters with defaults may be left out;
+  - ``OBJECT(rng)``: one required parameter of another name is the generator (the older form).
+
+  The object it returns follows the single-run act/observe protocol of
+  :mod:`dpbandits.audit.adapters`: ``act(t)`` returns an arm in 0..K-1, ``observe(t, arm,
+  feedback)`` receives the pulled arm's reward (``bandit``) or the whole row (``full``).
+* :class:`Command`, an external program in any language speaking the line protocol of
+  docs/audit-protocol.md (``--command``); it reads K and T from each ``run`` line and takes any
+  other parameter (epsilon) as its own arguments.
+* an audit mechanism built already (anything with ``K`` and ``sample``), used as it is.
+
+:func:`load` turns any of these into a mechanism for :func:`dpbandits.audit.audit` and
+:func:`dpbandits.validate.validate`. Everything that can be checked before the work starts is
+checked there: the text names an importable object, the signature can be served, the object
+built for a small problem has callable ``act`` and ``observe``. A candidate that later returns
+an arm outside 0..K-1, a value that is not one arm, or raises, stops the run with a
+:class:`~dpbandits.errors.DPBanditsError` naming the run and the round (exit status 2 on the
+command line), never a silent difference.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from .audit.adapters import CallableMechanism, PolicyMechanism
+from .audit.external import DEFAULT_TIMEOUT, CommandMechanism
+from .errors import DPBanditsError, check_positive_int
+
+__all__ = ["Problem", "Command", "load", "resolve", "builder", "CandidateMechanism",
+           "ALIASES"]
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "K": ("K", "k", "n_arms", "num_arms"),
+    "T": ("T", "horizon"),
+    "epsilon": ("epsilon", "eps"),
+    "rng": ("rng", "generator", "random_state"),
+}
+"""Parameter names through which a candidate's signature asks for K, T, epsilon and the generator."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The problem instance a Python candidate is built for, one run at a time."""
+
+    K: int
+    """Number of arms."""
+    T: int
+    """Horizon: rounds of the run."""
+    epsilon: float | None = None
+    """The privacy parameter epsilon (None for a non-private algorithm)."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    """The algorithm's other parameters (``--param``), by name."""
+    feedback: str = "bandit"
+    """What the candidate observes: ``bandit`` (the pulled arm's reward) or ``full`` (the row)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """An external program speaking the line protocol (docs/audit-protocol.md)."""
+
+    argv: str | Sequence[str]
+    """The program and its arguments, one string split like a POSIX shell would, or a list."""
+    protocol: str = "table"
+    """``table`` (the whole table, then T actions) or ``interactive`` (round by round)."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds allowed for each expected line."""
+
+
+def resolve(target: str) -> Any:
+    """The object named by ``MODULE:OBJECT`` or ``path/to/file.py:OBJECT``.
+
+    A module is imported with the current folder first on the path; a file is loaded as a module
+    of its own (named after the file). Dotted OBJECT names an attribute of an attribute.
+    """
+    source, sep, attribute = str(target).rpartition(":")
+    if not sep or not source or not attribute:
+        raise DPBanditsError(f"a Python candidate is named MODULE:OBJECT or FILE.py:OBJECT, "
+                             f"got {target!r}")
+    if source.endswith(".py"):
+        module = _load_file(Path(source))
+    else:
+        sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(source)
+        except Exception as error:  # the user's module may fail in any way
+            raise DPBanditsError(f"cannot import {source!r}: {type(error).__name__}: "
+                                 f"{error}") from None
+        finally:
+            sys.path.pop(0)
+    value: Any = module
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise DPBanditsError(f"{source!r} has no {attribute!r}") from None
+    return value
+
+
+def _load_file(path: Path):
+    if not path.is_file():
+        raise DPBanditsError(f"no such Python file: {str(path)!r}")
+    name = f"dpbandits_candidate_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise DPBanditsError(f"cannot load {str(path)!r} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module        # so that its classes can be pickled for worker processes
+    sys.path.insert(0, str(path.resolve().parent))
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        del sys.modules[name]
+        raise DPBanditsError(f"cannot load {str(path)!r}: {type(error).__name__}: {error}") from None
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+def builder(obj: Any, name: str | None = None) -> Callable[[Problem, np.random.Generator], Any]:
+    """A function ``(problem, rng) -> policy`` that calls ``obj`` the way its signature asks.
+
+    Raises :class:`DPBanditsError` when ``obj`` is not callable or asks for a required
+    parameter no problem can serve.
+    """
+    name = name or getattr(obj, "__name__", type(obj).__name__)
+    if not callable(obj):
+        raise DPBanditsError(f"{name} is not a class or a factory (it is a "
+                             f"{type(obj).__name__})")
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return lambda problem, rng: obj(rng)           # a builtin without a signature: obj(rng)
+    parameters = [p for p in signature.parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    names = [p.name for p in parameters]
+    takes_keywords = any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values())
+    required = [p for p in parameters if p.default is p.empty]
+    if names and names[0] == "problem":
+        if len(required) > 2:
+            raise DPBanditsError(f"{name}(problem, rng) takes more required parameters: "
+                                 f"{', '.join(p.name for p in required[2:])}")
+        if len(parameters) == 1:
+            return lambda problem, rng: obj(problem)
+        return lambda problem, rng: obj(problem, rng)
+    role = {alias: key for key, aliases in ALIASES.items() for alias in aliases}
+    by_role = {role[n]: n for n in names if n in role}
+    if not by_role and len(required) == 1:
+        return lambda problem, rng: obj(rng)            # the older factory(rng) form
+    if not by_role and len(required) == 0 and len(parameters) == 0 and not takes_keywords:
+        return lambda problem, rng: obj()
+    positional_only = [p.name for p in parameters if p.kind == p.POSITIONAL_ONLY]
+    if positional_only:
+        raise DPBanditsError(f"{name} takes positional-only parameters ({', '.join(positional_only)}); "
+                             f"name them K, T, epsilon, rng or problem")
+    served = set(by_role.values())
+    others = [p for p in parameters if p.name not in served]
+
+    def build(problem: Problem, rng: np.random.Generator) -> Any:
+        values = {"K": problem.K, "T": problem.T, "epsilon": problem.epsilon, "rng": rng}
+        kwargs = {by_role[key]: values[key] for key in by_role}
+        if by_role.get("epsilon") and problem.epsilon is None:
+            parameter = signature.parameters[by_role["epsilon"]]
+            if parameter.default is parameter.empty:
+                raise DPBanditsError(f"{name} requires {by_role['epsilon']} but no epsilon was "
+                                     f"given (the reference algorithm is not private)")
+            del kwargs[by_role["epsilon"]]
+        for p in others:
+            if p.name in problem.params:
+                kwargs[p.name] = problem.params[p.name]
+        if takes_keywords:
+            kwargs.update({k: v for k, v in problem.params.items() if k not in kwargs})
+        return obj(**kwargs)
+
+    missing = [p.name for p in others if p.default is p.empty]
+    if missing:
+        def checked(problem: Problem, rng: np.random.Generator) -> Any:
+            absent = [m for m in missing if m not in problem.params]
+            if absent:
+                raise DPBanditsError(
+                    f"{name} requires {', '.join(absent)}: a candidate's parameters are K, T "
+                    f"(or horizon), epsilon (or eps), rng and the algorithm's parameters "
+                    f"given with --param ({', '.join(sorted(problem.params)) or 'none given'})")
+            return build(problem, rng)
+        return checked
+    return build
+
+
+class CandidateMechanism(PolicyMechanism):
+    """A Python candidate, built per run for :class:`Problem` (K, T = the table's rows, epsilon,
+    params) with the run's generator, and driven round by round like :class:`PolicyMechanism`."""
+
+    def __init__(self, obj: Any, K: int, epsilon: float | None, params: Mapping[str, Any] | None = None,
+                 feedback: str = "bandit", *, claim_epsilon: float | None = None, workers: int = 1,
+                 label: str | None = None) -> None:
+        label = label or getattr(obj, "__name__", type(obj).__name__)
+        self.obj = obj
+        self.epsilon = epsilon
+        self.params = dict(params or {})
+        super().__init__(builder(obj, label), K, claim_epsilon, feedback, workers=workers,
+                         label=label)
+
+    build_call = "building the candidate"
+
+    def _build(self, T: int, rng: np.random.Generator) -> Any:
+        problem = Problem(self.K, T, self.epsilon, self.params, self.feedback)
+        return self.factory(problem, rng)
+
+    def __reduce__(self):
+        # The builder is a closure; rebuild it from the object in a worker process.
+        return (CandidateMechanism, (self.obj, self.K, self.epsilon, self.params, self.feedback),
+                {"claimed": self.claimed, "workers": self.workers, "label": self.label})
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+
+def load(candidate: Any, *, K: int, epsilon: float | None = None,
+         params: Mapping[str, Any] | None = None, feedback: str = "bandit",
+         claim_epsilon: float | None = None, workers: int = 1, table_function: bool = False,
+         label: str | None = None, check: bool = True):
+    """An audit mechanism for ``candidate`` (module docstring): ``MODULE:OBJECT`` or
+    ``FILE.py:OBJECT`` text, a Python class or factory, a :class:`Command`, or a mechanism.
+
+    ``K``, ``epsilon`` and ``params`` make the :class:`Problem` the candidate is built for (T is
+    each table's horizon); ``claim_epsilon`` is the epsilon of the claim an audit tests (default
+    ``epsilon``). ``table_function``: the object is ``fn(table, rng) -> actions`` instead.
+    ``check`` builds the candidate once for a two-round problem and checks that it has callable
+    ``act`` and ``observe`` (a malformed candidate is one clear error before any work).
+    """
+    K = check_positive_int(K, "K", minimum=2)
+    claim = epsilon if claim_epsilon is None else claim_epsilon
+    if hasattr(candidate, "sample") and hasattr(candidate, "K"):
+        return candidate
+    if isinstance(candidate, Command):
+        return CommandMechanism(candidate.argv, K, claim, protocol=candidate.protocol,
+                                feedback=feedback, workers=workers, timeout=candidate.timeout,
+                                label=label)
+    shown = label
+    if isinstance(candidate, (str, os.PathLike)):
+        shown = shown or str(candidate)
+        candidate = resolve(str(candidate))
+    if table_function:
+        return CallableMechanism(candidate, K, claim, feedback, workers=workers, label=shown)
+    mechanism = CandidateMechanism(candidate, K, epsilon, params, feedback, claim_epsilon=claim,
+                                   workers=workers, label=shown)
+    if check:
+        check_protocol(mechanism)
+    return mechanism
+
+
+def check_protocol(mechanism: CandidateMechanism) -> None:
+    """Build the candidate once for a two-round problem and check its act/observe methods."""
+    try:
+        policy = mechanism._build(2, np.random.default_rng(0))
+    except DPBanditsError:
+        raise
+    except Exception as error:
+        raise DPBanditsError(f"{mechanism.label}: building the candidate raised "
+                             f"{type(error).__name__}: {error}") from error
+    for method in ("act", "observe"):
+        if not callable(getattr(policy, method, None)):
+            raise DPBanditsError(
+                f"{mechanism.label}: the object it builds ({type(policy).__name__}) has no "
+                f"{method}() method; a candidate needs act(t) -> arm and observe(t, arm, feedback)")
