@@ -295,7 +295,7 @@ def test_best_arm_survives_and_far_arms_go_after_epoch_one():
     means = [0.75, 0.625, 0.5, 0.375, 0.25]
     beta, T, runs = 1e-6, 12_000, 200
     R1 = int(epoch_length(1, 5, 1.0, beta))
-    assert 2 * elimination_threshold(1, 5, docs/errata.md#hj-thm9-plus-one, 1.0, beta) < 0.375   # 4 (h_1 + c_1) < the gap
+    assert 2 * elimination_threshold(1, 5, R1, 1.0, beta) < 0.375   # 4 (h_1 + c_1) < the gap
     assert 5 * R1 < T
     rewards = np.random.default_rng(5).random((T, runs, 5)) < np.array(means)
     policy = DPSE(5, epsilon=1.0, runs=runs, rng=np.random.default_rng(6), T=T, beta=beta)
