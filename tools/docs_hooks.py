@@ -12,6 +12,11 @@ Markers an algorithm page may contain, each on its own line:
     statements that carry it.
 ``<!-- dpbandits:catalogue -->``
     the table of every bound in :data:`dpbandits.bounds.BOUNDS`.
+``<!-- dpbandits:kernel NAME -->``
+    the compiled kernel of NAME: its module, and its certificate from
+    ``docs/data/kernel-certificates.json``, the output of
+    ``python -m dpbandits.validate.certify docs/data/kernel-certificates.json`` (a test recomputes
+    every row and fails when the file is out of date).
 ``<!-- dpbandits:audit NAME -->``
     the rows for NAME of the audit claims table in ``docs/data/audit-claims.json``, the output
     of ``dpbandits audit --all --out docs/data`` (the page says which command produced it).
@@ -32,10 +37,11 @@ import json
 import re
 from pathlib import Path
 
-MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue|tags|options|limits) ?([a-z0-9-]*) -->$",
+MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue|tags|options|limits|kernel) ?([a-z0-9-]*) -->$",
                     flags=re.M)
 TAG = re.compile(r"#\s*(\[(?:[A-Za-z./0-9]+ )?l\.[^\]]*\])")
 AUDIT_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "audit-claims.json"
+KERNEL_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "kernel-certificates.json"
 SIZE = dict(horizon=2 ** 14, runs=10, seed=0, epsilon=1.0)
 SETTING = {"bandit": "hu2021-setting2", "full": "hu-journal-thm12"}
 
@@ -57,6 +63,8 @@ def _render(what: str, name: str) -> str:
         return table()
     if what == "tags":
         return _tags(name)
+    if what == "kernel":
+        return _kernel(name)
     return _bounds(name) if what == "bounds" else _audit(name)
 
 
@@ -160,6 +168,39 @@ class _Temp:
         if cls._dir is None:
             cls._dir = tempfile.TemporaryDirectory(prefix="dpbandits-docs-")
         return str(Path(cls._dir.name) / "plot.png")
+
+
+def _kernel(name: str) -> str:
+    """The kernel's module and its certificate rows (see the compiled backend's page)."""
+    from dpbandits.compiled import KERNELS
+
+    module = KERNELS.get(name)
+    if module is None:
+        return f"*`{name}` has no compiled kernel: it runs on the reference backend only.*\n"
+    lines = [f"The compiled backend runs `{name}` through the kernel "
+             f"`dpbandits.compiled.{module}`, a second implementation that draws the same random "
+             "numbers in the same order as the reference; its module docstring says where its "
+             "trajectories are bit-identical to the reference's and why not elsewhere (see "
+             "[the compiled backend](../compiled.md)).", ""]
+    rows = [r for r in json.loads(KERNEL_DATA.read_text()) if r["algorithm"] == name] \
+        if KERNEL_DATA.exists() else []
+    if not rows:
+        lines.append("`validate` does not certify this kernel: it covers bandit and "
+                     "full-information algorithms; the kernel's trajectories are checked "
+                     "bit for bit against the reference in the test suite instead.")
+        return "\n".join(lines) + "\n"
+    lines += ["Its certificate: `validate` with the kernel as the candidate and the reference "
+              "as ALGO (`python -m dpbandits.validate.certify docs/data/kernel-certificates.json`):",
+              "", "| variant | epsilon | T | runs per sample | comparisons | rejected (Holm, level) "
+              "| largest detectable effect (80% power) | verdict |", "|---|---:|---:|---:|---:|---|---:|---|"]
+    for r in rows:
+        eps = "-" if r["epsilon"] is None else f"{r['epsilon']:g}"
+        lines.append(f"| {r['variant'] or 'default'} | {eps} | {r['T']} | {r['runs']} | "
+                     f"{r['comparisons']} | {r['rejected']} (at {r['alpha']:.2g}) | "
+                     f"{_num(r['largest_detectable_effect'])} | **{r['verdict']}** |")
+    lines += ["", "Means " + ", ".join(f"{m:g}" for m in rows[0]["means"]) + f", seed {rows[0]['seed']}. "
+              "The detectable effect is a rank-biserial correlation for pull counts and regret."]
+    return "\n".join(lines) + "\n"
 
 
 def _audit(name: str) -> str:

@@ -1,30 +1,50 @@
 """Statistical: every kernel conforms to its reference under ``validate``; planted bugs differ.
 
 Each certificate runs ``validate`` with the compiled kernel as the candidate and the reference
-algorithm (reference backend) as ALGO, T = 500, 100 runs per sample, on the fixed and the fresh
-samples. The family-wise level is split over the certificates of this module (Bonferroni, 0.05
-in all), so with every kernel exact the chance that this fixed seed shows any false 'differs' is
-at most 5%; the planted deviations must be found at the same level.
+algorithm (reference backend) as ALGO, at the published size (T = 500, 100 runs per sample, on
+the fixed and the fresh samples). The family-wise level is split over all certificates
+(Bonferroni, 0.05 in all), so with every kernel exact the chance that this fixed seed shows any
+false 'differs' is at most 5%; the planted deviations must be found at the same level. Each row
+must also equal the published one in ``docs/data/kernel-certificates.json`` (which the docs
+pages show), so the published certificates cannot go stale.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from dpbandits.validate.certify import certified, certify, planted
+from dpbandits.validate.certify import (CERTIFICATE_SIZE, certificate_alpha, certificate_row,
+                                        certified, certify, planted)
 
 pytestmark = pytest.mark.statistical
 
 CERTIFIED = certified()
-ALPHA = 0.05 / len(CERTIFIED)
-SIZE = dict(horizon=500, runs=100, seed=2024)
+ALPHA = certificate_alpha()
+PUBLISHED = Path(__file__).resolve().parents[2] / "docs" / "data" / "kernel-certificates.json"
+
+
+def _published(name, variant):
+    rows = [r for r in json.loads(PUBLISHED.read_text())
+            if r["algorithm"] == name and r["variant"] == variant]
+    return rows[0] if rows else None
 
 
 @pytest.mark.parametrize("name, variant", CERTIFIED, ids=[f"{n}-{v or 'default'}" for n, v in CERTIFIED])
 def test_kernel_conforms_to_its_reference(name, variant):
-    result = certify(name, variant=variant, alpha=ALPHA, **SIZE)
+    result = certify(name, variant=variant, alpha=ALPHA, **CERTIFICATE_SIZE)
     assert result.behaviour == "conforms", result.summary()
     assert all(c.detectable < 0.5 for c in result.comparisons if c.quantity != "action")
+    row = json.loads(json.dumps(certificate_row(result)))
+    assert row == _published(name, variant), \
+        "docs/data/kernel-certificates.json is stale: python -m dpbandits.validate.certify docs/data/kernel-certificates.json"
+
+
+def test_every_published_certificate_is_recomputed():
+    published = {(r["algorithm"], r["variant"]) for r in json.loads(PUBLISHED.read_text())}
+    assert published == set(CERTIFIED)
 
 
 @pytest.mark.parametrize("name, overrides", [
@@ -32,6 +52,6 @@ def test_kernel_conforms_to_its_reference(name, variant):
     ("ucb1", {"random_ties": 1}),                  # random initial order and ties
 ])
 def test_planted_deviation_differs(name, overrides):
-    candidate = planted(name, overrides, horizon=SIZE["horizon"])
-    result = certify(name, candidate=candidate, alpha=ALPHA, **SIZE)
+    candidate = planted(name, overrides, horizon=CERTIFICATE_SIZE["horizon"])
+    result = certify(name, candidate=candidate, alpha=ALPHA, **CERTIFICATE_SIZE)
     assert result.behaviour == "differs", result.summary()

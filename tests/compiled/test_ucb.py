@@ -55,3 +55,30 @@ def test_compiled_refuses_what_it_cannot_run():
     with pytest.raises(DPBanditsError, match="cannot draw rewards from Custom"):
         simulate(spec("ucb1", 2), Custom([0.6, 0.4]), 10, 2, backend="compiled")
     assert simulate(spec("ucb1", 2), Custom([0.6, 0.4]), 6000, 1).backend == "reference"
+
+
+def test_same_compiled_result_on_a_dask_cluster():
+    """Exact: blocks run on a Dask LocalCluster give the local compiled (and reference) result."""
+    distributed = pytest.importorskip("distributed")
+    factory = spec("anytime-lazy-ucb", 3, epsilon=1.0)
+    source = Bernoulli([0.7, 0.5, 0.5])
+    local = simulate(factory, source, 30, 4100, seed=9, backend="compiled")
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = simulate(factory, source, 30, 4100, seed=9, backend="compiled", client=client)
+    assert remote.backend == "compiled"
+    assert np.array_equal(local.pseudo_regret, remote.pseudo_regret)
+    assert np.array_equal(local.pulls, remote.pulls)
+
+
+def test_compiling_is_announced_once_when_the_cache_is_cold(monkeypatch, capsys):
+    """Smoke: a kernel with no cached code says that it is compiling, once per process."""
+    import dpbandits.compiled as compiled
+
+    module = compiled.kernel_module("ucb1")
+    monkeypatch.setattr(compiled, "_announced", set())
+    monkeypatch.setattr(compiled, "_cache_present", lambda module: False)
+    monkeypatch.setattr(compiled, "_loaded", lambda module: False)
+    compiled._announce_compiling("ucb1", module)
+    compiled._announce_compiling("ucb1", module)
+    assert capsys.readouterr().err.count("compiling the ucb1 kernel") == 1

@@ -39,11 +39,11 @@ __all__ = ["KERNELS", "kernel_module", "unsupported", "run_block", "KernelPolicy
 KERNELS: dict[str, str] = {
     "ucb1": "ucb1",
     "anytime-lazy-ucb": "anytime_lazy_ucb",
-    "dp-ucb-int": "dp_ucb_int",
-    "private-ucb": "private_ucb",
-    "hybrid-ucb": "hybrid_ucb",
     "dp-ucb-bound": "dp_ucb",
     "dp-ucb": "dp_ucb",
+    "private-ucb": "private_ucb",
+    "hybrid-ucb": "hybrid_ucb",
+    "dp-ucb-int": "dp_ucb_int",
     "thompson": "thompson",
     "lazy-dp-ts": "lazy_dp_ts",
     "dp-se": "dp_se",
@@ -87,23 +87,87 @@ def unsupported(policy, source) -> str | None:
 _announced: set[str] = set()
 
 
+def _sources_stamp() -> str:
+    """A hash of every source file of this package."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    folder = os.path.dirname(__file__)
+    for entry in sorted(os.listdir(folder)):
+        if entry.endswith(".py"):
+            with open(os.path.join(folder, entry), "rb") as handle:
+                digest.update(entry.encode() + b"\0" + handle.read())
+    return digest.hexdigest()
+
+
+def _cache_folders() -> list[str]:
+    """Where numba keeps this package's compiled kernels."""
+    from numba.core import config
+
+    folders = [os.path.join(os.path.dirname(__file__), "__pycache__")]
+    if config.CACHE_DIR:
+        folders.append(config.CACHE_DIR)
+    return folders
+
+
+def _drop_stale_cache() -> None:
+    """Empty the kernels' disk cache when any source file of this package changed.
+
+    numba invalidates a cached function when its own file changes, not when a function it calls
+    from another file does (a kernel calling a changed helper of ``loop.py`` would keep the old
+    helper). The hash of all the package's files, kept beside the cache, closes that gap.
+    """
+    import glob
+
+    stamp = _sources_stamp()
+    modules = [entry[:-3] for entry in os.listdir(os.path.dirname(__file__)) if entry.endswith(".py")]
+    for folder in _cache_folders():
+        marker = os.path.join(folder, "dpbandits-kernels.stamp")
+        try:
+            with open(marker) as handle:
+                if handle.read() == stamp:
+                    continue
+        except OSError:
+            pass
+        for module in modules:
+            pattern = os.path.join(folder, "**", f"{module}.*.nb[ic]")
+            for path in glob.glob(pattern, recursive=True):
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with open(marker, "w") as handle:
+                handle.write(stamp)
+        except OSError:
+            pass
+
+
+_drop_stale_cache()
+
+
 def _announce_compiling(name: str, module: ModuleType) -> None:
     """Say once per process that a kernel is being compiled when its cache is cold."""
     if name in _announced:
         return
     _announced.add(name)
-    if not any(getattr(module.run, "signatures", ())) and not _cache_present(module):
+    if not _loaded(module) and not _cache_present(module):
         print(f"dpbandits: compiling the {name} kernel (cached on disk after the first time)...",
               file=sys.stderr, flush=True)
 
 
+def _loaded(module: ModuleType) -> bool:
+    """Whether this process already compiled or loaded the kernel's ``run``."""
+    return bool(getattr(module.run, "signatures", ()))
+
+
 def _cache_present(module: ModuleType) -> bool:
-    folder = os.path.join(os.path.dirname(module.__file__), "__pycache__")
+    import glob
+
     stem = module.__name__.rsplit(".", 1)[1] + ".run-"
-    try:
-        return any(entry.startswith(stem) and entry.endswith(".nbi") for entry in os.listdir(folder))
-    except OSError:
-        return False
+    return any(glob.glob(os.path.join(folder, "**", stem + "*.nbi"), recursive=True)
+               for folder in _cache_folders())
 
 
 def run_block(policy, source, T: int, env_rng: np.random.Generator, checkpoints: np.ndarray,
