@@ -88,6 +88,47 @@ def test_verdicts_on_hand_made_curves():
 
 
 @pytest.mark.exact
+def test_a_bound_no_run_could_violate_is_vacuous_not_held():
+    """T / 10 is at least t x largest gap at every checkpoint when the largest gap is 0.05: no
+    regret could ever exceed it, so the check says `vacuous at this size`, never `holds`; with a
+    largest gap of 0.2 the same curve is informative and held."""
+    points = np.array([10, 20, 40])
+    curve = RegretCurve.from_runs(points, np.array([[0.1, 0.2, 0.3], [0.2, 0.3, 0.4]]))
+    vacuous = check_regret(curve, _toy(), largest_gap=0.05)
+    assert vacuous.verdict == "vacuous at this size" and not vacuous.informative
+    assert [r["verdict"] for r in vacuous.rows] == ["vacuous"] * 3
+    assert [r["largest"] for r in vacuous.rows] == pytest.approx([0.5, 1.0, 2.0])
+    assert vacuous.informative_from is None and "never informative" in vacuous.to_markdown()
+    held = check_regret(curve, _toy(), largest_gap=0.2)
+    assert held.verdict == "holds" and held.informative_from == 10    # the condition T >= 10
+    partly = Bound("toy.partly", "toy", "test", "upper", "R", "paper", rest=3 + T / 100)
+    check = check_regret(curve, partly, largest_gap=0.1)          # 3 + t/100 < t/10 from t = 34
+    assert [r["verdict"] for r in check.rows] == ["vacuous", "vacuous", "holds"]
+    assert check.verdict == "holds" and check.informative_from == 34
+    negative = Bound("toy.low", "toy", "test", "lower", "R", "paper", rest=T / 10 - 5)
+    low = check_regret(curve, negative)                           # above 0 from t = 51 only
+    assert low.verdict == "vacuous at this size" and low.informative_from == 51
+
+
+@pytest.mark.exact
+def test_informative_horizon_is_the_last_crossing():
+    """100 ln T is below T at T = 1, above it on [2, 647] and below it from T = 648 on (the
+    larger root of T = 100 ln T is 647.28); the smallest horizon from which it stays informative
+    is 648. A bound equal to T x gap never is."""
+    from scipy.optimize import brentq
+
+    from dpbandits.bounds.check import informative_horizon
+
+    logarithmic = Bound("toy.log", "toy", "test", "upper", "R", "paper", rest=100 * sp.log(T))
+    root = brentq(lambda x: x - 100 * np.log(x), 100, 1e4)
+    assert informative_horizon(logarithmic, largest_gap=1.0) == int(np.ceil(root)) == 648
+    assert informative_horizon(logarithmic, largest_gap=0.5) > 2 * 648
+    linear = Bound("toy.lin", "toy", "test", "upper", "R", "paper", rest=T / 2)
+    assert informative_horizon(linear, largest_gap=0.5) is None
+    assert informative_horizon(linear, largest_gap=0.6) == 1
+
+
+@pytest.mark.exact
 def test_horizon_bounds_are_evaluated_at_the_horizon_when_not_anytime():
     points = np.array([10, 40])
     curve = RegretCurve.from_runs(points, np.array([[3.0, 3.5], [3.1, 3.6]]))
@@ -114,6 +155,7 @@ def test_ucb1_simulation_respects_auer_theorem_1():
     """20 runs at T = 5000; false-alarm probability <= 0.05 by the band's construction."""
     result = simulate(spec("ucb1", 2), Bernoulli([0.9, 0.6]), 5000, runs=20, seed=3)
     check = check_regret(result, get_bound("prior.ucb1"), gaps=[0, 0.3])
+    assert check.informative_from == 569        # below 0.3 T from T = 569: the check could fail
     assert check.verdict == "holds" and 0 < check.final_ratio < 1
 
 

@@ -6,12 +6,21 @@ checkpoints (Bonferroni: each checkpoint at level ``1 - alpha / C``). The verdic
 
 - upper bound: ``violated`` when the band's *lower* end exceeds the bound (so with probability at
   least ``1 - alpha`` no correct bound is ever reported violated, under the t approximation of the
-  mean), ``holds`` otherwise; ``ratio = mean / bound`` says how tight the bound is;
-- lower bound: ``violated`` when the band's *upper* end is below the bound, ``holds`` otherwise.
-  A minimax lower bound ("for every algorithm some instance costs at least ...") speaks about its
-  own hard instances only, so it is meaningful only when the curve was simulated on them;
+  mean); ``vacuous`` when the bound is at least ``t x (largest gap)``, the largest expected
+  pseudo-regret any algorithm can have after t rounds, so that no run could ever violate it;
+  ``holds`` otherwise; ``ratio = mean / bound`` says how tight the bound is;
+- lower bound: ``violated`` when the band's *upper* end is below the bound; ``vacuous`` when the
+  bound is at most 0 (no regret is negative); ``holds`` otherwise. A minimax lower bound ("for
+  every algorithm some instance costs at least ...") speaks about its own hard instances only, so
+  it is meaningful only when the curve was simulated on them;
 - ``not applicable`` where the bound's condition of validity fails (e.g. T below the theorem's
   threshold) or the bound is not finite.
+
+The check's verdict is ``violated`` when a checkpoint is, ``vacuous at this size`` when the bound
+applies somewhere but is vacuous at every checkpoint where it does (``holds`` there would be
+true of every algorithm, so it is never said), ``holds`` when it is informative somewhere and
+violated nowhere, ``not applicable`` otherwise. :func:`informative_horizon` gives the smallest
+horizon from which the bound is informative: the size at which the check could fail.
 
 A bound is never accepted on a single run: fewer than two runs is an error, since the spread of
 the regret, and so any confidence statement, is unknown.
@@ -28,9 +37,23 @@ import numpy as np
 from scipy import stats
 
 from ..errors import DPBanditsError
+from ..limits import MAX_HORIZON
 from .core import Bound
 
-__all__ = ["RegretCurve", "BoundCheck", "check_regret"]
+__all__ = ["RegretCurve", "BoundCheck", "check_regret", "informative_horizon", "VACUOUS",
+           "estimated_seconds", "COMPILED_ROUNDS_PER_SECOND"]
+
+VACUOUS = "vacuous at this size"
+"""The verdict of a check whose bound no run could violate at any checked round."""
+
+COMPILED_ROUNDS_PER_SECOND = 1e7
+"""Run-rounds per second assumed of the compiled backend when planning a check's size (the order
+measured by ``benchmarks/compiled.py``; an estimate for planning, never a measurement)."""
+
+
+def estimated_seconds(runs: int, horizon: int) -> float:
+    """Planned cost of simulating ``runs`` runs of ``horizon`` rounds on the compiled backend."""
+    return runs * horizon / COMPILED_ROUNDS_PER_SECOND
 
 
 @dataclass(frozen=True)
@@ -42,9 +65,13 @@ class RegretCurve:
     std: np.ndarray
     """Sample standard deviation over runs (ddof = 1) at each checkpoint."""
     runs: int
+    largest_gap: float | None = None
+    """mu* - min mu of the instance simulated (None when unknown): with it, ``t x largest_gap``
+    is the largest expected pseudo-regret possible after t rounds."""
 
     @classmethod
-    def from_runs(cls, checkpoints: Sequence[int], regret: np.ndarray) -> "RegretCurve":
+    def from_runs(cls, checkpoints: Sequence[int], regret: np.ndarray,
+                  largest_gap: float | None = None) -> "RegretCurve":
         """From an (R, C) array of regret of R runs at C checkpoints."""
         values = np.asarray(regret, dtype=float)
         points = np.asarray(checkpoints, dtype=np.int64)
@@ -53,13 +80,16 @@ class RegretCurve:
         if not np.all(np.isfinite(values)):
             raise DPBanditsError("regret contains NaN or infinite values")
         std = values.std(axis=0, ddof=1) if values.shape[0] > 1 else np.full(points.size, np.nan)
-        return cls(points, values.mean(axis=0), std, int(values.shape[0]))
+        return cls(points, values.mean(axis=0), std, int(values.shape[0]), largest_gap)
 
     @classmethod
     def from_result(cls, result: Any, kind: str = "pseudo") -> "RegretCurve":
-        """From a :class:`dpbandits.reference.engine.SimulationResult`."""
+        """From a :class:`dpbandits.reference.engine.SimulationResult` (its means give the
+        largest gap)."""
         values = result.pseudo_regret if kind == "pseudo" else result.realised_regret
-        return cls.from_runs(result.checkpoints, values)
+        means = np.asarray(getattr(result, "means", np.array([])), dtype=float).ravel()
+        gap = float(means.max() - means.min()) if means.size and np.all(np.isfinite(means)) else None
+        return cls.from_runs(result.checkpoints, values, gap)
 
     def band(self, level: float) -> tuple[np.ndarray, np.ndarray]:
         """Two-sided Student-t interval for E[R(t)] at each checkpoint, each at ``level``."""
@@ -79,12 +109,20 @@ class BoundCheck:
     alpha: float
     correction: str
     rows: list[dict[str, Any]] = field(default_factory=list)
-    """One dict per checkpoint: t, mean, low, high, bound, ratio, verdict."""
+    """One dict per checkpoint: t, mean, low, high, bound, largest (t x largest gap, the largest
+    expected pseudo-regret possible), ratio, verdict."""
+    largest_gap: float = 1.0
+    """The largest gap used for ``largest`` (1 when the instance's was not known: rewards lie in
+    [0, 1])."""
+    informative_from: int | None = None
+    """Smallest horizon from which the bound is informative (:func:`informative_horizon`); None
+    when it is not informative at any horizon up to ``searched_to``."""
+    searched_to: int = MAX_HORIZON
 
     @property
-    def holds(self) -> bool:
-        """No checkpoint violated (``not applicable`` ones do not count)."""
-        return not any(row["verdict"] == "violated" for row in self.rows)
+    def violated(self) -> bool:
+        """Some checkpoint violated."""
+        return any(row["verdict"] == "violated" for row in self.rows)
 
     @property
     def applicable(self) -> bool:
@@ -92,11 +130,27 @@ class BoundCheck:
         return any(row["verdict"] != "not applicable" for row in self.rows)
 
     @property
+    def informative(self) -> bool:
+        """At least one checkpoint where a run could have violated the bound."""
+        return any(row["verdict"] in ("holds", "violated") for row in self.rows)
+
+    @property
     def verdict(self) -> str:
-        """``holds``, ``violated`` or ``not applicable``."""
+        """``holds``, ``violated``, ``vacuous at this size`` or ``not applicable``."""
         if not self.applicable:
             return "not applicable"
-        return "holds" if self.holds else "violated"
+        if self.violated:
+            return "violated"
+        return "holds" if self.informative else VACUOUS
+
+    @property
+    def informative_note(self) -> str:
+        """Where the bound starts to say something, in words."""
+        limit = "above 0" if self.kind == "lower" else "below T x largest gap"
+        if self.informative_from is None:
+            return (f"never informative ({limit}) for any horizon up to "
+                    f"T = {self.searched_to:.0e}")
+        return f"informative ({limit}, largest gap {self.largest_gap:.4g}) from T = {self.informative_from}"
 
     @property
     def final_ratio(self) -> float:
@@ -107,7 +161,8 @@ class BoundCheck:
     def to_dict(self) -> dict[str, Any]:
         return {"bound": self.bound, "kind": self.kind, "title": self.title, "runs": self.runs,
                 "alpha": self.alpha, "correction": self.correction, "verdict": self.verdict,
-                "final_ratio": _json_number(self.final_ratio),
+                "final_ratio": _json_number(self.final_ratio), "largest_gap": self.largest_gap,
+                "informative_from": self.informative_from, "searched_to": self.searched_to,
                 "rows": [{k: _json_number(v) for k, v in row.items()} for row in self.rows]}
 
     def to_json(self) -> str:
@@ -116,18 +171,21 @@ class BoundCheck:
     def to_markdown(self, every: int = 1) -> str:
         """A table of the checkpoints (every ``every``-th, always the last)."""
         lines = [f"**{self.bound}** ({self.kind}): {self.title}: **{self.verdict}** "
-                 f"({self.runs} runs; {self.correction})", "",
-                 "| t | mean regret | band | bound | mean / bound | verdict |",
-                 "|---:|---:|---|---:|---:|---|"]
+                 f"({self.runs} runs; {self.correction}); {self.informative_note}.", "",
+                 "| t | mean regret | band | bound | largest possible (t x gap) | mean / bound "
+                 "| verdict |",
+                 "|---:|---:|---|---:|---:|---:|---|"]
         shown = [row for i, row in enumerate(self.rows) if i % every == 0 or i == len(self.rows) - 1]
         for row in shown:
             lines.append(f"| {row['t']} | {row['mean']:.4g} | [{row['low']:.4g}, {row['high']:.4g}] "
-                         f"| {_fmt(row['bound'])} | {_fmt(row['ratio'])} | {row['verdict']} |")
+                         f"| {_fmt(row['bound'])} | {row['largest']:.4g} | {_fmt(row['ratio'])} "
+                         f"| {row['verdict']} |")
         return "\n".join(lines)
 
 
 def check_regret(curve: Any, bound: Bound, *, alpha: float = 0.05, anytime: bool = True,
-                 kind: str = "pseudo", **values: Any) -> BoundCheck:
+                 kind: str = "pseudo", largest_gap: float | None = None,
+                 **values: Any) -> BoundCheck:
     """Hold a simulated regret curve against ``bound`` at every checkpoint.
 
     ``curve`` is a :class:`RegretCurve` or an engine ``SimulationResult`` (its ``kind`` regret).
@@ -135,9 +193,11 @@ def check_regret(curve: Any, bound: Bound, *, alpha: float = 0.05, anytime: bool
     symbol ``T`` is set to each checkpoint when ``anytime`` (the algorithm does not know its
     horizon, so the theorem applies at every t), and to the last checkpoint otherwise (the
     regret is non-decreasing, so R(t) <= R(T) <= bound(T) for every checkpoint t).
+    ``largest_gap`` (default: the curve's, else the largest of ``gaps``, else 1) sets the largest
+    expected pseudo-regret possible, ``t x largest_gap``, against which vacuity is judged.
 
     Guarantee: with probability at least ``1 - alpha`` (t approximation of the run mean;
-    Bonferroni over checkpoints) a bound that is true is reported ``holds`` at every checkpoint.
+    Bonferroni over checkpoints) a bound that is true is reported violated at no checkpoint.
     """
     if not 0 < alpha < 1:
         raise DPBanditsError(f"alpha must be in (0, 1), got {alpha}")
@@ -153,30 +213,83 @@ def check_regret(curve: Any, bound: Bound, *, alpha: float = 0.05, anytime: bool
         curve = RegretCurve.from_result(curve, kind)
     if curve.runs < 2:
         raise DPBanditsError("a bound is never checked on a single run: simulate at least 2 runs")
+    gap = _largest_gap(largest_gap, curve.largest_gap, values.get("gaps"))
     points = curve.checkpoints
     horizon = points.astype(float) if anytime else np.full(points.size, float(points[-1]))
-    name = "t" if "t" in bound.symbols and "T" not in bound.symbols else "T"
-    with np.errstate(all="ignore"):
-        limit = np.broadcast_to(np.asarray(bound.evaluate(**{name: horizon}, **values), float),
-                                points.shape)
+    limit = _evaluate(bound, horizon, values)
     level = 1 - alpha / points.size
     low, high = curve.band(level)
     rows = []
     for i, t in enumerate(points):
-        b = float(limit[i])
+        b, largest = float(limit[i]), float(t) * gap
         if not np.isfinite(b):
             verdict = "not applicable"
         elif bound.kind == "upper":
-            verdict = "violated" if low[i] > b else "holds"
+            verdict = "violated" if low[i] > b else "vacuous" if b >= largest else "holds"
         else:
-            verdict = "violated" if high[i] < b else "holds"
+            verdict = "violated" if high[i] < b else "vacuous" if b <= 0 else "holds"
         rows.append({"t": int(t), "mean": float(curve.mean[i]), "low": float(low[i]),
-                     "high": float(high[i]), "bound": b,
+                     "high": float(high[i]), "bound": b, "largest": largest,
                      "ratio": float(curve.mean[i] / b) if np.isfinite(b) and b > 0 else float("nan"),
                      "verdict": verdict})
     correction = (f"two-sided t band, Bonferroni over {points.size} checkpoints, "
                   f"simultaneous level {1 - alpha:g}")
-    return BoundCheck(bound.key, bound.kind, bound.title, curve.runs, alpha, correction, rows)
+    return BoundCheck(bound.key, bound.kind, bound.title, curve.runs, alpha, correction, rows,
+                      gap, informative_horizon(bound, largest_gap=gap, **values), MAX_HORIZON)
+
+
+def informative_horizon(bound: Bound, *, largest_gap: float, limit: int = MAX_HORIZON,
+                        **values: Any) -> int | None:
+    """Smallest horizon T from which ``bound`` is informative at every T' up to ``limit``.
+
+    Informative: an upper bound below ``T x largest_gap`` (the largest expected pseudo-regret
+    possible), a lower bound above 0, and the bound's condition of validity met. Searched on a
+    grid of 8 horizons per octave from 1 to ``limit``, then by bisection on the integers between
+    the last grid horizon where the bound is not informative and the next (the bounds are smooth
+    in T, so a crossing inside one eighth of an octave is not missed in practice). None when the
+    bound is not informative at ``limit``.
+    """
+    def informative(horizons: np.ndarray) -> np.ndarray:
+        b = _evaluate(bound, horizons.astype(float), values)
+        if bound.kind == "upper":
+            return np.isfinite(b) & (b < horizons * largest_gap)
+        return np.isfinite(b) & (b > 0)
+
+    grid = np.unique(np.round(np.geomspace(1, limit, 8 * int(np.ceil(np.log2(limit))) + 1)))
+    grid = grid.astype(np.int64)
+    ok = informative(grid)
+    if not ok[-1]:
+        return None
+    failing = np.nonzero(~ok)[0]
+    if failing.size == 0:
+        return 1
+    lo, hi = int(grid[failing[-1]]), int(grid[failing[-1] + 1])   # lo not informative, hi is
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if informative(np.array([mid]))[0]:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _evaluate(bound: Bound, horizon: np.ndarray, values: dict[str, Any]) -> np.ndarray:
+    """The bound at each horizon (NaN where its condition fails)."""
+    name = "t" if "t" in bound.symbols and "T" not in bound.symbols else "T"
+    with np.errstate(all="ignore"):
+        return np.broadcast_to(np.asarray(bound.evaluate(**{name: horizon}, **values), float),
+                               horizon.shape)
+
+
+def _largest_gap(given: float | None, of_curve: float | None, gaps: Any) -> float:
+    for value in (given, of_curve):
+        if value is not None:
+            if not (np.isfinite(value) and 0 <= value <= 1):
+                raise DPBanditsError(f"largest_gap must be in [0, 1], got {value}")
+            return float(value)
+    if gaps is not None:
+        return float(np.max(np.asarray(gaps, dtype=float)))
+    return 1.0
 
 
 def _fmt(value: float) -> str:
