@@ -1,7 +1,10 @@
 """``dpbandits audit``: a lower bound on epsilon from neighbouring runs, tested against the claim.
 
-Audits one registered algorithm (``ALGO``), every algorithm and variant (``--all``), or an
-external program speaking the line protocol (``--command``).
+Audits one registered algorithm (``ALGO``), every algorithm and variant (``--all``), or a
+candidate implementation: an external program speaking the line protocol (``--command``) or a
+Python class or factory (``--python``). ``--against ALGO`` audits the candidate with what the
+reference knows about ALGO: its claim, its worst-case pairs and a horizon that reaches its first
+data-dependent output (:func:`dpbandits.validate.privacy.audit_against`).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from .options import (add_backend, FOUND, NOT_TESTED, OK, add_json, add_out, add
 
 HELP = "estimate a lower bound on epsilon and test the claim"
 
-SAMPLES = {"algorithm": 50_000, "all": 20_000, "command": 20_000}
-"""Test-sample runs per side that ``--samples auto`` means, for ALGO, --all and --command."""
+SAMPLES = {"algorithm": 50_000, "all": 20_000, "command": 20_000, "against": 2_000}
+"""Test-sample runs per side that ``--samples auto`` means, for ALGO, --all, a candidate
+(--command or --python) and a candidate audited --against ALGO."""
 
 COMMAND_HORIZON = 16
 """Rounds per run of an external program's audit that ``--horizon auto`` means."""
@@ -32,14 +36,17 @@ COMMAND_HORIZON = 16
 DEFAULTS = dict(variant=None, epsilon=1.0, claim_epsilon=None, arms=None, horizon=None,
                 samples=None, alpha=0.05, param=[], white_box=False, protocol="table",
                 feedback="bandit", timeout=DEFAULT_TIMEOUT, workers=1, scheduler=None,
-                out="dpbandits-out")
+                out="dpbandits-out", against=None, python=None, callable=False)
 """Every option's default, to tell which options a user gave."""
 
 NOT_FOR = {
-    "algorithm": ("claim_epsilon", "protocol", "feedback", "timeout", "out"),
+    "algorithm": ("claim_epsilon", "protocol", "feedback", "timeout", "out", "against", "callable"),
     "all": ("variant", "claim_epsilon", "arms", "horizon", "param", "white_box", "protocol",
-            "feedback", "timeout"),
-    "command": ("variant", "epsilon", "param", "white_box", "scheduler", "out"),
+            "feedback", "timeout", "against", "callable"),
+    "command": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "callable"),
+    "python": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "protocol",
+               "timeout"),
+    "against": ("claim_epsilon", "white_box", "scheduler", "out", "feedback"),
 }
 """Options that do not apply to each way of naming what is audited."""
 
@@ -49,21 +56,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="audit every algorithm and variant")
     parser.add_argument("--command", dest="external", metavar="'PROGRAM ARGS'",
                         help="audit an external program speaking the line protocol")
+    parser.add_argument("--python", metavar="MODULE:OBJECT",
+                        help="audit a Python class or factory (MODULE:OBJECT or FILE.py:OBJECT) "
+                             "built per run as OBJECT(problem, rng), OBJECT(K, T, epsilon, rng) "
+                             "or OBJECT(rng)")
+    parser.add_argument("--callable", action="store_true",
+                        help="--python names a function OBJECT(table, rng) -> actions")
+    parser.add_argument("--against", default=None, metavar="ALGO",
+                        help="the registered algorithm the candidate implements: audit it with "
+                             "ALGO's claim at --epsilon, its worst-case pairs and a horizon that "
+                             "reaches its first data-dependent output")
     parser.add_argument("--variant", default=None, help="variant (default: the algorithm's default)")
     parser.add_argument("--epsilon", type=epsilon, default=DEFAULTS["epsilon"],
                         help="epsilon of the algorithm (default %(default)s)")
     parser.add_argument("--claim-epsilon", type=epsilon, default=None,
-                        help="the epsilon an external program claims (required with --command)")
+                        help="the epsilon a candidate claims (required with --command or "
+                             "--python without --against)")
     parser.add_argument("--arms", type=auto_integer(2, limits.MAX_ARMS), default=None,
-                        help="number of arms K (required with --command; default auto: the "
-                             "algorithm's audit preset)")
+                        help="number of arms K (required with --command or --python without "
+                             "--against; default auto: the algorithm's audit preset, 2 with "
+                             "--against unless its worst cases need more)")
     parser.add_argument("--horizon", type=auto_integer(1, limits.MAX_HORIZON), default=None,
                         help=f"rounds T per run (default auto: the algorithm's audit preset, "
-                             f"{COMMAND_HORIZON} with --command)")
+                             f"{COMMAND_HORIZON} for a candidate, with --against the horizon "
+                             f"that reaches ALGO's first data-dependent output)")
     parser.add_argument("--samples", type=auto_integer(100, limits.MAX_SAMPLES), default=None,
                         help=f"test-sample runs per side (default auto: {SAMPLES['algorithm']} "
                              f"for ALGO, {SAMPLES['all']} per audit with --all, "
-                             f"{SAMPLES['command']} with --command)")
+                             f"{SAMPLES['command']} for a candidate, {SAMPLES['against']} "
+                             f"with --against)")
     parser.add_argument("--alpha", type=probability, default=DEFAULTS["alpha"],
                         help="1 - confidence (default %(default)s)")
     add_seed(parser)
@@ -87,36 +108,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    chosen = [bool(args.algorithm), bool(args.all), bool(args.external)]
+    chosen = [bool(args.algorithm), bool(args.all), bool(args.external), bool(args.python)]
     if sum(chosen) != 1:
-        raise DPBanditsError("give exactly one of ALGO, --all or --command")
-    mode = "all" if args.all else "command" if args.external else "algorithm"
-    ignored = [f"--{name.replace('_', '-')}" for name in NOT_FOR[mode]
+        raise DPBanditsError("give exactly one of ALGO, --all, --command or --python")
+    mode = ("all" if args.all else "command" if args.external else "python" if args.python
+            else "algorithm")
+    what = {"algorithm": "ALGO", "all": "--all", "command": "--command", "python": "--python"}[mode]
+    not_for = set(NOT_FOR[mode])
+    if args.against is not None and mode in ("command", "python"):
+        not_for = (not_for - {"variant", "epsilon", "param"}) | set(NOT_FOR["against"])
+        what += " --against ALGO"
+    ignored = [f"--{name.replace('_', '-')}" for name in sorted(not_for)
                if getattr(args, name) != DEFAULTS[name]]
     if ignored:
-        what = {"algorithm": "ALGO", "all": "--all", "command": "--command"}[mode]
         raise DPBanditsError(f"{', '.join(ignored)} {'does' if len(ignored) == 1 else 'do'} not "
                              f"apply to an audit of {what}")
     if args.all:
         return _audit_all(args)
-    result = _audit_external(args) if args.external else _audit_one(args)
+    result = _audit_candidate(args) if mode in ("command", "python") else _audit_one(args)
     print(result.to_json(indent=1) if args.json else describe(result))
     status = exit_status(result)
     if status == NOT_TESTED:
-        print("could not test: the distinguishing event never occurred in the test sample, so "
-              "the outputs gave no evidence either way (try a longer --horizon or more --samples)",
-              file=sys.stderr)
+        from ..validate.privacy import could_not_test
+
+        print(f"could not test: {could_not_test(result)}; the outputs gave no evidence either "
+              f"way (try a longer --horizon, more --samples or --against ALGO)", file=sys.stderr)
     return status
 
 
 def exit_status(result) -> int:
-    """1 for a violation, 3 when the test sample held no evidence (the event never occurred on
-    either side, or the bound is not a number), 0 otherwise."""
+    """1 for a violation, 3 when the test sample held no evidence
+    (:func:`dpbandits.validate.privacy.could_not_test`), 0 otherwise."""
+    from ..validate.privacy import could_not_test
+
     if result.verdict == "violation":
         return FOUND
-    counts = result.counts
-    never = counts.get("in_S_D0", 1) == 0 and counts.get("in_S_D1", 1) == 0
-    if never or result.epsilon_lower_bound != result.epsilon_lower_bound:
+    if could_not_test(result) is not None:
         return NOT_TESTED
     return OK
 
@@ -149,19 +176,47 @@ def _audit_all(args: argparse.Namespace) -> int:
     return FOUND if any(r.verdict == "violation" for r in results) else OK
 
 
-def _audit_external(args: argparse.Namespace):
-    from ..audit import audit
-    from ..audit.external import CommandMechanism
+def _audit_candidate(args: argparse.Namespace):
+    """An audit of a candidate named by --command or --python, generic or --against ALGO."""
+    from dataclasses import replace
 
-    if args.claim_epsilon is None or args.arms is None:
-        raise DPBanditsError("--command needs --claim-epsilon and --arms")
-    samples, T = args.samples or SAMPLES["command"], args.horizon or COMMAND_HORIZON
-    limits.check_audit_size(samples, T)
-    mechanism = CommandMechanism(args.external, args.arms, args.claim_epsilon,
-                                 protocol=args.protocol, feedback=args.feedback,
-                                 workers=args.workers, timeout=args.timeout)
-    return audit(mechanism, samples=samples, alpha=args.alpha, seed=args.seed, T=T,
-                 progress=say_for(args))
+    from ..audit.pairs import DEFAULT_ARMS, candidate_pairs
+    from ..candidates import Command, load
+    from ..reference.registry import canonical
+    from ..validate.privacy import Claiming, audit_against, audit_observed, blind_spots
+
+    option = "--command" if args.external else "--python"
+    named = Command(args.external, args.protocol, args.timeout) if args.external else args.python
+    if args.against is None:
+        if args.claim_epsilon is None or args.arms is None:
+            raise DPBanditsError(f"{option} needs --claim-epsilon and --arms (or --against ALGO)")
+        samples, T = args.samples or SAMPLES["command"], args.horizon or COMMAND_HORIZON
+        limits.check_audit_size(samples, T)
+        mechanism = load(named, K=args.arms, epsilon=args.claim_epsilon, feedback=args.feedback,
+                         workers=args.workers, table_function=args.callable)
+        pairs = candidate_pairs(mechanism.K, T)
+        result = audit_observed(Claiming(mechanism), pairs, samples=samples,
+                                n_selection=max(2000, samples // 5), alpha=args.alpha,
+                                seed=args.seed, progress=say_for(args))
+        return replace(result, notes=tuple(result.notes) + (blind_spots(T, mechanism.K),))
+    against = canonical(args.against)
+    cls = get(against)
+    if cls.feedback == "semi":
+        raise DPBanditsError(f"--against {against}: a matroid algorithm; candidates are audited "
+                             f"against bandit and full-information algorithms")
+    params = next(iter(parse_params(args.param, [against]).values()))
+    K = args.arms or DEFAULT_ARMS.get(against, 2)
+    eps = args.epsilon if cls.private else None
+    if eps is None:
+        raise DPBanditsError(f"--against {against}: {against} makes no privacy claim; there is "
+                             f"nothing to audit")
+    samples = args.samples or SAMPLES["against"]
+    limits.check_audit_size(samples, args.horizon or COMMAND_HORIZON)
+    mechanism = load(named, K=K, epsilon=eps, params=params, feedback=cls.feedback,
+                     workers=args.workers, table_function=args.callable)
+    return audit_against(mechanism, against, epsilon=eps, variant=args.variant, params=params,
+                         T=args.horizon, samples=samples, alpha=args.alpha, seed=args.seed,
+                         progress=say_for(args))
 
 
 def _audit_one(args: argparse.Namespace):
@@ -181,12 +236,19 @@ def _audit_one(args: argparse.Namespace):
 
 def describe(result) -> str:
     """The printed form of one audit result: summary, pair, event, sample counts."""
+    from ..validate.privacy import could_not_test
+
     counts = result.counts
-    lines = [result.summary(),
+    reason = could_not_test(result)
+    estimate = result.epsilon_estimate
+    shown = ("none (no counts to estimate from)" if estimate != estimate else f"{estimate:.3f}")
+    lines = [result.summary() if reason is None else
+             f"{result.mechanism}: COULD NOT TEST: {reason}",
              f"  pair:  {result.pair['description']} (T = {result.pair['T']}, K = {result.pair['K']})",
              f"  event: {result.event}",
              f"  test sample: {counts.get('in_S_D0', '-')} of {counts['n_D0']} runs on D0 and "
              f"{counts.get('in_S_D1', '-')} of {counts['n_D1']} on D1 in the event; selection "
              f"{result.n_selection} runs per side and pair, {counts['candidate_pairs']} candidate pairs",
-             f"  point estimate (not a bound): {result.epsilon_estimate:.3f}; {result.seconds:.1f} s"]
+             f"  point estimate (not a bound): {shown}; {result.seconds:.1f} s"]
+    lines += [f"  note: {note}" for note in result.notes]
     return "\n".join(lines)

@@ -1,0 +1,316 @@
+"""The privacy stage: audit a candidate with what the reference knows about the algorithm ALGO.
+
+A candidate that claims to implement ALGO is audited (:func:`audit_against`) with
+
+* ALGO's claim at the audited epsilon and horizon (:class:`~dpbandits.audit.mechanism.RegistryMechanism`);
+* a horizon that reaches ALGO's first data-dependent output (:func:`first_dependent_round`):
+  the reference is run with one seed on two different reward tables, and the first round where
+  any run's action differs is a round whose action depends on the rewards. DP-SE's first
+  elimination, after K x R_1 rounds, is found this way, and so is the first release of a lazy
+  or counter-based algorithm; because R_1 grows with T (beta = 1/T), the horizon is searched by
+  doubling and then shrunk to the smallest T whose own first dependent round still falls
+  inside it;
+* ALGO's worst-case pairs: the known ones (:func:`dpbandits.audit.pairs.known_pairs`), a pair
+  designed from the reference's own functions where one is known here (:data:`DESIGNED`: DP-SE's
+  first elimination on the threshold), and the generic candidates of
+  :func:`dpbandits.audit.pairs.candidate_pairs` at ALGO's release rounds and its first
+  dependent round.
+
+:func:`could_not_test` says when an audit's test sample held no evidence either way (the event
+never occurred, or always occurred, on both sides; the bound is not a number): the answer is
+then *could not test*, never a verdict (exit status 3 on the command line).
+:func:`blind_spots` states what a generic audit (no ALGO) cannot see.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import DPBanditsError, check_positive_int
+
+__all__ = ["audit_against", "audit_observed", "Claiming", "first_dependent_round",
+           "audit_horizon", "could_not_test", "blind_spots", "DESIGNED", "WINDOW", "AGAINST_SAMPLES"]
+
+WINDOW = 12
+"""Rounds after the first dependent round that the audited horizon keeps (the features of the
+event tester read the actions of the next 12 rounds)."""
+
+PROBE_RUNS = 64
+"""Runs of the reference on each of the two probe tables."""
+
+MAX_PROBE_HORIZON = 1 << 16
+"""Longest horizon searched for a first dependent round."""
+
+AGAINST_SAMPLES = 2_000
+"""Test runs per side of an audit against ALGO when the caller gives none (the selection sample
+is a fifth of it, at least 200): long derived horizons cost a Python or external candidate
+time per round, and a planted bug that removes noise shows at this size (bound near ln(N / 2))."""
+
+
+def first_dependent_round(name: str, K: int, T: int, epsilon: float | None = None,
+                          variant: str | None = None, params: dict[str, Any] | None = None,
+                          seed: int = 0) -> int | None:
+    """The first round t <= T at which ALGO's action depends on the rewards (None if none).
+
+    Found by coupling: :data:`PROBE_RUNS` runs of the reference with the same seed on two
+    tables (Bernoulli arms with means 0.9 .. 0.1 and the reverse); the first round where any
+    run's action differs. A difference under the same seed can only come from the rewards, so
+    the round is a certain upper bound on the first data-dependent round of these tables
+    (earlier dependence that these tables do not reveal stays unseen).
+    """
+    from ..reference import Bernoulli, simulate, spec
+    from ..reference.environments import Table
+
+    factory = spec(name, K, epsilon=epsilon, variant=variant, T=T, **dict(params or {}))
+    rng = np.random.default_rng(seed)
+    means = np.linspace(0.9, 0.1, K)
+    tables = [Table(Bernoulli(m).table(T, rng)) for m in (means, means[::-1])]
+    actions = [simulate(factory, table, T, runs=PROBE_RUNS, seed=seed, record_actions=True,
+                        backend="reference").actions for table in tables]
+    differs = np.flatnonzero((actions[0] != actions[1]).any(axis=0))
+    return int(differs[0]) + 1 if differs.size else None
+
+
+def audit_horizon(name: str, K: int, epsilon: float | None = None, variant: str | None = None,
+                  params: dict[str, Any] | None = None, start: int = 16,
+                  seed: int = 0) -> tuple[int, int | None]:
+    """The horizon T to audit ALGO at and its first dependent round there.
+
+    T starts at ``start`` and doubles until the first dependent round f(T) falls inside it
+    (up to :data:`MAX_PROBE_HORIZON`); then T = f + :data:`WINDOW` is tried, a few times, and the
+    smallest T with f(T) <= T - 1 is kept. Returns ``(start, None)`` when nothing depends on the
+    rewards up to the largest horizon searched.
+    """
+    T = check_positive_int(start, "start")
+    found = None
+    while T <= MAX_PROBE_HORIZON:
+        found = first_dependent_round(name, K, T, epsilon, variant, params, seed)
+        if found is not None:
+            break
+        T *= 2
+    if found is None:
+        return start, None
+    best = (T, found)
+    for _ in range(6):
+        trial = max(start, found + WINDOW)
+        if trial >= best[0]:
+            break
+        there = first_dependent_round(name, K, trial, epsilon, variant, params, seed)
+        if there is None or there >= trial:
+            break
+        best, found = (trial, there), there
+    return best
+
+
+# --- designed pairs ------------------------------------------------------------------------------
+
+def _dp_se_first_elimination(K: int, T: int, epsilon: float, params: dict[str, Any]) -> list:
+    """DP-SE's first elimination on its threshold (reference functions of
+    :mod:`dpbandits.reference.bandit.dp_se`, round-robin order).
+
+    Arm 0 pays 1 in every round; arms 2..K-1 pay 0 (eliminated whatever the noise); arm 1's
+    first-epoch sum is set so that its exact gap to arm 0 lies on the threshold 2 (h_1 + c_1):
+    above it when arm 1's last pull of the epoch pays 0 (D0), at or below it when it pays 1 (D1).
+    A faithful DP-SE eliminates arm 1 with nearly the same probability on both (the released
+    means carry Lap(1/(eps R_1)) noise); a DP-SE whose first elimination reads the exact means
+    eliminates on D0 and keeps on D1, always.
+    """
+    from ..audit.pairs import Pair
+    from ..reference.bandit.dp_se import elimination_threshold, epoch_length
+    from ..reference.environments import Table
+
+    if params.get("order", "round-robin") != "round-robin":
+        return []
+    beta = params.get("beta") or 1.0 / T
+    rounding = params.get("rounding", "ceil")
+    R = int(epoch_length(1, K, epsilon, beta, rounding))
+    if K * R + 1 > T:
+        return []
+    threshold = float(elimination_threshold(1, K, R, epsilon, beta))
+    ones = math.ceil(R * (1.0 - threshold)) - 1          # arm 1's sum without its last pull
+    ones = min(max(ones, 0), R - 1)
+    X = np.zeros((T, K))
+    X[:, 0] = 1.0
+    arm1_rounds = np.arange(R) * K + 1                   # arm 1's pulls in epoch 1 (0-based rows)
+    X[arm1_rounds[:ones], 1] = 1.0
+    last = int(arm1_rounds[-1])
+    Y = X.copy()
+    Y[last, 1] = 1.0
+    return [Pair(Table(X), Table(Y), last + 1,
+                 f"DP-SE's first elimination on its threshold (R_1 = {R}, 2(h_1 + c_1) = "
+                 f"{threshold:.4f}): arm 1's last pull of epoch 1, round {last + 1}, pays 0 vs 1")]
+
+
+DESIGNED: dict[str, Callable[[int, int, float, dict[str, Any]], list]] = {
+    "dp-se": _dp_se_first_elimination,
+}
+"""ALGO -> builder of pairs designed from the reference's own functions, for (K, T, epsilon, params)."""
+
+
+# --- the audit -----------------------------------------------------------------------------------
+
+class Claiming:
+    """The candidate, presented to the audit with ALGO's claim and release rounds.
+
+    It also records, for every table it ran on, up to :data:`DISTINCT` distinct output
+    sequences, so that :func:`distinct_outputs` can tell whether the output ever varied over the
+    tested pair. ``claimed=None`` keeps the candidate's own claim.
+    """
+
+    def __init__(self, candidate: Any, claimed: Any = None, boundaries: list[int] | None = None,
+                 claim: Any = None) -> None:
+        self._candidate = candidate
+        self.K = candidate.K
+        self.feedback = getattr(candidate, "feedback", "bandit")
+        self.label = getattr(candidate, "label", "candidate")
+        self.claimed = getattr(candidate, "claimed", None) if claimed is None else claimed
+        self.claim = claim
+        self._boundaries = list(boundaries or [])
+        self._outputs: dict[bytes, set[bytes]] = {}
+
+    def _record(self, table: Any, output: np.ndarray) -> np.ndarray:
+        key = np.asarray(getattr(table, "X", table), dtype=float).tobytes()
+        seen = self._outputs.setdefault(key, set())
+        if len(seen) < DISTINCT:
+            array = np.ascontiguousarray(output)
+            seen.update(np.unique(array.reshape(array.shape[0], -1), axis=0)[:DISTINCT]
+                        .view(np.dtype((np.void, array.itemsize * max(1, array[0].size)))).ravel()
+                        .tolist())
+        return output
+
+    def distinct_outputs(self, pair: dict) -> int:
+        """Distinct output sequences seen on the two tables of ``pair`` (a result's pair dict),
+        counted together, up to :data:`DISTINCT`."""
+        keys = [np.asarray(pair[name], dtype=float).tobytes() for name in ("D0", "D1")]
+        return min(DISTINCT, len(set().union(*(self._outputs.get(k, set()) for k in keys))))
+
+    def sample(self, table: Any, n: int, seed: int) -> np.ndarray:
+        return self._record(table, self._candidate.sample(table, n, seed))
+
+    def sample_many(self, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:
+        many = getattr(self._candidate, "sample_many", None)
+        outputs = many(requests) if many else [self._candidate.sample(*r) for r in requests]
+        return [self._record(request[0], output) for request, output in zip(requests, outputs)]
+
+    def parallelism(self) -> int:
+        return getattr(self._candidate, "parallelism", lambda: 1)()
+
+    def exact_model(self) -> None:
+        """A black box: no trajectory probabilities."""
+        return None
+
+    def epoch_boundaries(self, T: int) -> list[int]:
+        """ALGO's release rounds: where a faithful candidate releases, the pairs are placed."""
+        return [t for t in self._boundaries if t <= T]
+
+    def white_box(self) -> None:
+        return None
+
+
+DISTINCT = 3
+"""Distinct outputs per table that :class:`Claiming` keeps (two already show variation)."""
+
+
+def audit_observed(candidate: Claiming, pairs: list, *, samples: int, n_selection: int,
+                   alpha: float, seed: int, progress: Callable[[str], None] | None = None,
+                   notes: tuple[str, ...] = ()):
+    """The event audit of ``candidate`` on ``pairs``, with the number of distinct outputs seen
+    on the tested pair in ``counts["distinct_outputs"]`` and ``notes`` appended."""
+    from ..audit.testers import event_audit
+
+    result = event_audit(candidate, pairs, n_selection=n_selection, n_test=samples, alpha=alpha,
+                         seed=seed, progress=progress)
+    counts = {**result.counts, "distinct_outputs": candidate.distinct_outputs(result.pair)}
+    return replace(result, counts=counts, notes=tuple(result.notes) + tuple(notes))
+
+
+def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str | None = None,
+                  params: dict[str, Any] | None = None, T: int | None = None,
+                  samples: int = AGAINST_SAMPLES, alpha: float = 0.05, seed: int = 0,
+                  progress: Callable[[str], None] | None = None):
+    """Audit ``candidate`` (a mechanism with K arms) against ALGO's claim at ``epsilon``.
+
+    ``T`` (default: :func:`audit_horizon`) is the audited horizon. The event tester's
+    Clopper-Pearson bound holds at confidence ``1 - alpha`` (one event tested on a fresh sample,
+    chosen with the pair on a selection sample of ``max(200, samples // 5)`` runs per side and
+    pair). The result's ``notes`` say how the horizon and the pairs were chosen.
+    """
+    from ..audit.mechanism import RegistryMechanism
+    from ..audit.pairs import candidate_pairs, known_pairs
+    from ..reference.registry import canonical
+
+    against = canonical(against)
+    K = candidate.K
+    params = dict(params or {})
+    notes = []
+    if T is None:
+        T, first = audit_horizon(against, K, epsilon, variant, params, seed=seed)
+        notes.append(f"horizon T = {T}: " + (
+            f"{against}'s first data-dependent action is in round {first} (the reference on two "
+            f"tables with one seed)" if first else f"no data-dependent action of {against} found "
+            f"up to T = {MAX_PROBE_HORIZON}"))
+    else:
+        T = check_positive_int(T, "T")
+        first = first_dependent_round(against, K, T, epsilon, variant, params, seed)
+        notes.append(f"horizon T = {T} (given); {against}'s first data-dependent action "
+                     + (f"is in round {first}" if first else "is beyond it: the audit sees only "
+                        "outputs that do not depend on the rewards"))
+    reference = RegistryMechanism(against, K, epsilon, variant, params, T=T)
+    boundaries = sorted(set(reference.epoch_boundaries(T)) | ({first - 1} if first and first > 1 else set()))
+    relation = reference.claimed.relation if reference.claimed else None
+    designed = DESIGNED.get(against, lambda *a: [])(K, T, epsilon, params)
+    pairs = designed + known_pairs(against, K, T) + candidate_pairs(
+        K, T, boundaries=boundaries, **({"relation": relation} if relation else {}))
+    notes.append(f"pairs: {len(designed)} designed from the reference, "
+                 f"{len(known_pairs(against, K, T))} known worst cases (docs/errata.md), "
+                 f"generic candidates at rounds {boundaries[:6]}{'...' if len(boundaries) > 6 else ''} "
+                 f"and 1, 2, 3, T/2, T")
+    if progress:
+        progress(f"privacy: {candidate.label} against {against}'s claim at T = {T}, "
+                 f"{len(pairs)} candidate pairs, {samples} test runs per side")
+    mechanism = Claiming(candidate, reference.claimed, boundaries, reference.claim)
+    return audit_observed(mechanism, pairs, samples=samples, n_selection=max(200, samples // 5),
+                          alpha=alpha, seed=seed, progress=progress, notes=tuple(notes))
+
+
+def could_not_test(result: Any) -> str | None:
+    """Why ``result`` holds no evidence either way, or None when it is a verdict.
+
+    No evidence: the candidate's output was one and the same sequence in every run on both
+    tables of the tested pair (``counts["distinct_outputs"] == 1``, recorded by
+    :func:`audit_observed`), or the event occurred in every test run on both tables, or the
+    bound is not a number. An event with no counts on either side while the outputs did vary is
+    not this case: no event separated the tables on the selection sample, and the bound 0 is a
+    valid (weak) result.
+    """
+    counts = result.counts
+    n0, n1 = counts.get("n_D0"), counts.get("n_D1")
+    k0, k1 = counts.get("in_S_D0"), counts.get("in_S_D1")
+    if counts.get("distinct_outputs") == 1:
+        return (f"the output was the same action sequence in every run on both tables of the "
+                f"pair ({result.pair.get('description', '')}): nothing in it depends on the "
+                f"rewards at this horizon (T = {result.pair.get('T')})")
+    if k0 is not None and k1 is not None:
+        if k0 == 0 and k1 == 0 and "distinct_outputs" not in counts:
+            return (f"the event never occurred in {n0} + {n1} test runs on either table: the "
+                    f"outputs gave no evidence either way")
+        if k0 == n0 and k1 == n1:
+            return f"the event occurred in every one of {n0} + {n1} test runs on both tables"
+    bound = result.epsilon_lower_bound
+    if bound is None or (isinstance(bound, float) and math.isnan(bound)):
+        return "the lower bound is not a number"
+    return None
+
+
+def blind_spots(T: int, K: int) -> str:
+    """What a generic audit (no ALGO named) cannot see, for the printed report."""
+    return (f"generic audit (no --against): neighbouring tables change one row at rounds 1, 2, 3, "
+            f"{T // 2} and {T} of a table with Bernoulli means 0.9 .. 0.1 over K = {K} arms, at "
+            f"horizon T = {T}. It cannot see outputs that depend on the rewards only after round "
+            f"{T} (for example DP-SE's first elimination after K x R_1 rounds), releases at other "
+            f"rounds, or worst cases that need a designed table; name the algorithm the program "
+            f"implements with --against ALGO to use its claim, its pairs and its horizon")
