@@ -1,29 +1,34 @@
-"""``dpbandits reproduce``: the papers' experiments, each with its claims checked by code.
+"""``dpbandits reproduce``: the papers' experiments, each with its claims tested over the runs.
 
-Every experiment of the papers' experiments sections is an :class:`Experiment`: a setting, the curves it
-plots (:class:`Line`: an algorithm, variant and parameters), the privacy levels of its panels, and
-the paper's claims about it as :class:`Claim` objects whose ``check`` turns the simulated numbers
-into a verdict, ``supported``, ``not supported`` or ``not testable`` (e.g. a claim about T -> oo,
-or about data we do not have), with the numbers that decided it.
+Every experiment of the papers' experiments sections is an :class:`Experiment`: a setting, the
+curves it plots (:class:`Line`: an algorithm, variant and parameters), the privacy levels of its
+panels, the size the paper states, and the paper's claims about it as :class:`Claim` objects whose
+check is a stated statistical test over the runs. A page's claims are judged together, corrected
+for multiplicity, and each gets one of four verdicts: ``supported``, ``contradicted``,
+``inconclusive at this size`` (with the number of runs that would decide it) or ``not testable``
+(with the reason).
 
-Sizes: ``tiny`` (the test suite; seconds), ``small`` (the report), ``default`` (minutes) and
-``full`` (the paper's horizon and repetitions). Every page states the size it ran at, and claims
-are judged on the run's own numbers: a claim not supported at a reduced size may hold at the
-paper's size, and the page says so.
+The package's modules:
 
-Each (line, epsilon) cell is simulated once and written atomically to ``OUT/cells/`` with the
-parameters that produced it; an interrupted reproduction reuses the finished cells.
+* :mod:`~dpbandits.reproduce.claims`: the claim-check vocabulary (the statistics);
+* :mod:`~dpbandits.reproduce.experiments`: the catalogue, one module per paper;
+* :mod:`~dpbandits.reproduce.runner`: cells simulated in parallel, written atomically, resumed;
+* :mod:`~dpbandits.reproduce.page`: the CSV, the figure and the page.
+
+Sizes: ``tiny`` (the test suite; seconds), ``small``, ``default`` (minutes) and ``full`` (the
+paper's horizon, repetitions and epsilon grid; where the paper states no repetitions, ours, and
+the page says so).
 """
-
 
 from __future__ import annotations
 
-from .claims import (Cells, Verdict, below_bound, both, crossing, flat_in_epsilon, gap_not_increasing,
-                     highest, linear_in_inverse_epsilon, lower_than, non_increasing_in_epsilon,
-                     not_testable, return_ordered_in_epsilon, within_factor)
+from .claims import (VERDICTS, Cells, Outcome, Verdict, below_bound, both, crossing, flat_in_epsilon,
+                     gap_not_increasing, highest, judge, linear_in_inverse_epsilon, lower_than,
+                     non_increasing_in_epsilon, not_testable, return_ordered_in_epsilon,
+                     spread_larger, within_factor)
 from .experiment import SIZES, Claim, Experiment, Line
-from .papers import EXPERIMENTS, get_experiment
-from .runner import Reproduction, reproduce
+from .experiments import EXPERIMENTS, get_experiment
+from .runner import Reproduction, reproduce, reproduce_many
 
-__all__ = ["Line", "Claim", "Experiment", "EXPERIMENTS",
-           "get_experiment", "reproduce", "Reproduction", "SIZES"]
+__all__ = ["Line", "Claim", "Experiment", "EXPERIMENTS", "VERDICTS", "get_experiment", "reproduce",
+           "reproduce_many", "Reproduction", "SIZES", "judge"]

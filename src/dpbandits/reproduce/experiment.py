@@ -28,11 +28,16 @@ class Claim:
     """One of the paper's claims about an experiment and the code that judges it."""
 
     text: str
-    check: Callable[["Cells"], tuple[str, str]]
+    check: Callable[..., Any]
+    """Cells -> :class:`~dpbandits.reproduce.claims.Outcome`."""
+    reading: str = ""
+    """How a vague claim ("performs similarly") is read as a test, and why."""
 
 
 @dataclass(frozen=True)
 class Experiment:
+    """One figure or table of a paper: its setting, curves, privacy levels, sizes and claims."""
+
     name: str
     paper: str
     figure: str
@@ -43,12 +48,21 @@ class Experiment:
     """``time`` (regret curves, one panel per epsilon), ``epsilon`` (final regret against
     epsilon), ``inverse-epsilon`` (final regret against 1/epsilon) or ``log-time`` (R_n / ln n)."""
     sizes: dict[str, tuple[int, int]]
-    """size -> (horizon, runs)."""
+    """size -> (horizon, runs); ``full`` is the paper's size (its runs ours where it states none)."""
     claims: tuple[Claim, ...] = ()
     note: str = ""
     metric: str = "regret"
     """``regret`` (cumulative pseudo-regret) or ``return`` (expected per-round return, matroids)."""
     reduced_points: dict[str, int] = field(default_factory=dict)
     """size -> how many of ``epsilons`` (evenly chosen) to run at that size; all when absent."""
+    paper_size: str = ""
+    """What the paper states about its size, with where it says so."""
+    runs_stated: bool = True
+    """Whether the paper states its number of repetitions (if not, the page says so)."""
+    axes: str = "log-x"
+    """The paper's axes: ``log-x`` (log rounds), ``linear`` or ``log-log``; read from its text
+    where stated (e.g. Tossou & Dimitrakakis, Sec. 4: 'The plot, in logarithmic scale')."""
+    final_basis: bool = False
+    """Keep each run's last super arm (to count its overlap with the optimal basis, Table 3)."""
 
 

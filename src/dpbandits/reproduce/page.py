@@ -1,17 +1,22 @@
-"""The page of one reproduction: its CSV, its figure and its Markdown page."""
+"""The page of one reproduction: its CSV, its figure (on the paper's axes) and its Markdown page."""
 
 from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import numpy as np
 
 from ..files import write_atomically
-from .claims import Cells, Verdict
+from .claims import ALPHA, Cells, Verdict
 from .experiment import Experiment
 
-def _write_csv(path: Path, cells: Cells) -> Path:
+__all__ = ["write_csv", "plot", "page"]
+
+
+def write_csv(path: Path, cells: Cells) -> Path:
+    """Every curve's mean regret and 95% band at every checkpoint."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["line", "epsilon", "t", "mean_regret", "low95", "high95", "runs"])
@@ -22,7 +27,21 @@ def _write_csv(path: Path, cells: Cells) -> Path:
     return path
 
 
-def _plot(path: Path, cells: Cells) -> Path:
+def _band(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and two-sided 95% t interval of the mean over runs (axis 0)."""
+    from scipy.stats import t as student
+
+    n = values.shape[0]
+    mean = values.mean(axis=0)
+    if n < 2:
+        return mean, mean, mean
+    half = student.ppf(0.975, n - 1) * values.std(axis=0, ddof=1) / np.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def plot(path: Path, cells: Cells) -> Path:
+    """The figure on the paper's axes: regret (or per-round return, or R_n / ln n) against rounds,
+    one panel per epsilon, or final regret against epsilon or 1/epsilon; shaded 95% bands."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -31,38 +50,48 @@ def _plot(path: Path, cells: Cells) -> Path:
     labels = [line.label for line in e.lines]
     if e.x in ("epsilon", "inverse-epsilon"):
         figure, axes = plt.subplots(figsize=(6.5, 4.2))
-        x = np.array(e.epsilons) if e.x == "epsilon" else 1 / np.array(e.epsilons)
+        eps = np.array(e.epsilons)
+        x = eps if e.x == "epsilon" else 1 / eps
+        order = np.argsort(x)
         for label in labels:
-            finals = np.array([cells.final(label, eps) for eps in e.epsilons])
-            axes.errorbar(x, finals[:, 0], yerr=[finals[:, 0] - finals[:, 1], finals[:, 2] - finals[:, 0]],
-                          marker="o", capsize=2, label=label)
-        if e.x == "epsilon":
+            finals = np.stack([cells.finals(label, v) for v in e.epsilons], axis=1)
+            mean, low, high = _band(finals)
+            axes.plot(x[order], mean[order], marker="o", ms=3, label=label)
+            axes.fill_between(x[order], low[order], high[order], alpha=0.2)
+        if e.x == "epsilon" and e.axes in ("log-x", "log-log"):
             axes.set_xscale("log")
         axes.set_xlabel("epsilon" if e.x == "epsilon" else "1 / epsilon")
-        axes.set_ylabel(f"regret at T = {cells.horizon}")
+        axes.set_ylabel(f"final regret (T = {cells.horizon:,})")
         axes.legend(fontsize=8)
         axes.set_title(f"{e.paper}, {e.figure}", fontsize=9)
     else:
         panels = len(e.epsilons)
-        figure, grid = plt.subplots(1, panels, figsize=(5.2 * panels, 4), squeeze=False)
-        for ax, eps in zip(grid[0], e.epsilons):
+        columns = min(panels, 4)
+        rows = -(-panels // columns)
+        figure, grid = plt.subplots(rows, columns, figsize=(5.0 * columns, 3.8 * rows), squeeze=False)
+        for ax in grid.flat[panels:]:
+            ax.set_visible(False)
+        for ax, eps in zip(grid.flat, e.epsilons):
             for label in labels:
                 d = cells.data[(label, eps)]
-                t, m = np.asarray(d["t"], float), np.asarray(d["mean"], float)
-                lo, hi = np.asarray(d["low"], float), np.asarray(d["high"], float)
+                t = np.asarray(d["t"], float)
+                per_run = np.asarray(d["per_run"], float)
                 if e.metric == "return":
-                    m, lo, hi = d["optimal"] - m / t, d["optimal"] - hi / t, d["optimal"] - lo / t
+                    per_run = d["optimal"] - per_run / t
                 elif e.x == "log-time":
                     keep = t >= 2
-                    t, m, lo, hi = t[keep], m[keep] / np.log(t[keep]), lo[keep] / np.log(t[keep]), hi[keep] / np.log(t[keep])
-                ax.plot(t, m, label=label)
-                ax.fill_between(t, lo, hi, alpha=0.15)
+                    t, per_run = t[keep], per_run[:, keep] / np.log(t[keep])
+                mean, low, high = _band(per_run)
+                ax.plot(t, mean, label=label)
+                ax.fill_between(t, low, high, alpha=0.2)
             if e.metric == "return":
-                ax.axhline(next(iter(cells.data.values()))["optimal"], color="black", ls=":", label="optimal policy")
-            ax.set_xscale("log")
-            ax.set_xlabel("round")
-            ax.set_ylabel({"return": "expected per-round return", "regret": "pseudo-regret"}[e.metric]
-                          if e.x != "log-time" else "R_n / ln n")
+                ax.axhline(next(iter(cells.data.values()))["optimal"], color="black", ls=":",
+                           label="optimal policy")
+            if e.axes in ("log-x", "log-log"):
+                ax.set_xscale("log")
+            ax.set_xlabel("round n" if e.metric == "return" or e.x == "log-time" else "time step t")
+            ax.set_ylabel({"return": "expected per-round return", "regret": "regret"}[e.metric]
+                          if e.x != "log-time" else "R_n / ln(n)")
             ax.set_title(f"{e.figure}, epsilon = {eps:g}", fontsize=9)
             ax.legend(fontsize=7)
     figure.tight_layout()
@@ -73,20 +102,51 @@ def _plot(path: Path, cells: Cells) -> Path:
     return path
 
 
-def _page(e: Experiment, cells: Cells, verdicts: list[Verdict], size: str, setting: str, seed: int) -> str:
-    T, runs = e.sizes[size]
+def _eps_list(epsilons) -> str:
+    shown = ", ".join(f"{x:g}" for x in epsilons[:8])
+    return shown + (f", ... ({len(epsilons)} values)" if len(epsilons) > 8 else "")
+
+
+def page(e: Experiment, cells: Cells, verdicts: list[Verdict], size: str, setting: str, seed: int) -> str:
+    """The Markdown page: what ran beside what the paper ran, each claim's verdict, the test
+    behind it and the numbers."""
+    T, runs = cells.horizon, cells.runs
     full_T, full_runs = e.sizes["full"]
+    below = size != "full" or tuple(cells.experiment.epsilons) != e.epsilons
+    ours = (f"T = {T:,}, {runs} runs per curve, epsilon {_eps_list(cells.experiment.epsilons)}, "
+            f"seed {seed}, setting `{setting}` (size `{size}`)")
     lines = [f"# {e.name}: {e.paper}, {e.figure}", "",
-             f"Setting `{setting}`; epsilon {', '.join(f'{x:g}' for x in cells.experiment.epsilons)}; "
-             f"T = {T}, {runs} runs, seed {seed} (size `{size}`; the paper: T = {full_T}, "
-             f"{full_runs} runs). Curves: {', '.join(line.label for line in e.lines)}.", ""]
+             f"- **The paper**: {e.paper_size}.",
+             f"- **Our run**: {ours}" + (" — below the paper's size." if below else
+                                         " — the paper's size." if e.runs_stated else
+                                         f" — the paper's horizon; {full_runs} runs is our choice."),
+             f"- Curves: {', '.join(line.label for line in e.lines)}."]
+    if not e.runs_stated:
+        lines.append(f"- The paper states no number of repetitions; at full size we run {full_runs}.")
     if e.note:
-        lines += [f"Note: {e.note}", ""]
-    lines += ["| claim of the paper | our run | evidence |", "|---|---|---|"]
+        lines.append(f"- Note: {e.note}")
+    lines += ["", f"Each claim is a stated test over the runs (below the table); the claims of "
+              f"this page are corrected together for multiplicity (Holm, family-wise level "
+              f"{ALPHA:g}). Verdicts: `supported`, `contradicted`, `inconclusive at this size` "
+              "(with the number of runs that would decide it), `not testable` (with why).", "",
+              "| claim of the paper | our verdict | evidence |", "|---|---|---|"]
     for v in verdicts:
-        lines.append(f"| {v.text} | **{v.verdict}** | {v.evidence} |")
-    if size != "full":
-        lines += ["", "At a reduced size a claim about long horizons may not yet show; "
-                      f"`dpbandits reproduce {e.name} --full` runs the paper's size."]
-    lines += ["", f"![{e.name}]({e.name}.png)", "", f"Numbers: `{e.name}.csv`."]
+        lines.append(f"| {_cell(v.text)} | **{v.verdict}** | {_cell(v.evidence)} |")
+    lines += ["", "How each claim is tested:", ""]
+    for v in verdicts:
+        reading = f" Reading: {v.reading}." if v.reading else ""
+        test = f" Test: {v.test}." if v.test else ""
+        lines.append(f"- *{_cell(v.text)}*.{reading}{test}")
+    if below:
+        lines += ["", f"This run is below the paper's size (T = {full_T:,}, {full_runs} runs, "
+                      f"epsilon grid of {len(e.epsilons)}): a claim about long horizons may not show "
+                      f"yet. `dpbandits reproduce {e.name} --full` runs the paper's size."]
+    axes = {"log-x": "logarithmic x axis", "linear": "linear axes", "log-log": "logarithmic axes"}[e.axes]
+    lines += ["", f"![{e.name}]({e.name}.png)", "",
+              f"Figure: {axes}, shaded 95% confidence bands of the mean over runs. "
+              f"Numbers: `{e.name}.csv`."]
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
