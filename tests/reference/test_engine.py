@@ -151,3 +151,17 @@ def test_dask_cluster_gives_the_same_result_as_one_process():
                           record_actions=True, client=client)
     np.testing.assert_array_equal(local.actions, remote.actions)
     np.testing.assert_array_equal(local.pseudo_regret, remote.pseudo_regret)
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("level", [2, 0, 1, -0.5, float("nan"), "0.9"])
+def test_a_confidence_level_outside_the_unit_interval_is_an_error(level):
+    """Not a NaN band: a level outside (0, 1) raises the library's error."""
+    from dpbandits.errors import DPBanditsError
+    from dpbandits.reference import Bernoulli, simulate, spec
+
+    result = simulate(spec("ucb1", 2), Bernoulli([0.6, 0.4]), 10, 3)
+    with pytest.raises(DPBanditsError, match="level must be a confidence level"):
+        result.final(level=level)
+    with pytest.raises(DPBanditsError, match="level must be a confidence level"):
+        result.confidence_band(level=level)

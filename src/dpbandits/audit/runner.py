@@ -186,7 +186,7 @@ def _fmt(value: float | None) -> str:
 
 def claims_table(results: list[AuditResult]) -> str:
     """A Markdown table: mechanism, claim, lower bound, certificate, exact loss, verdict."""
-    lines = ["| mechanism | claim | known status ([errata](errata.md)) | eps lower bound (95%) | certificate | "
+    lines = ["| mechanism | claim | known status (see the errata) | eps lower bound (95%) | certificate | "
              "exact eps of the pair | verdict |", "|---|---|---|---|---|---|---|"]
     for r in results:
         claim = "-" if r.claimed_epsilon is None else f"{r.claimed_epsilon:g}-DP [{r.relation}]"

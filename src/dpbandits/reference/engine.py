@@ -92,8 +92,11 @@ class SimulationResult:
         """Two-sided Student-t confidence interval for the mean regret at each checkpoint.
 
         Bounds E[regret(t)] at confidence ``level`` for each checkpoint separately (no correction
-        across checkpoints); with one run the band is undefined (NaN).
+        across checkpoints); with one run the band is undefined (NaN). ``level`` must lie in
+        (0, 1): anything else is a :class:`~dpbandits.errors.DPBanditsError`, never a NaN band.
         """
+        if not (isinstance(level, (int, float)) and 0.0 < level < 1.0):
+            raise DPBanditsError(f"level must be a confidence level in (0, 1), got {level!r}")
         from scipy import stats    # imported here: it costs 0.4 s, and most runs never need it
 
         values = self._curve(kind)
