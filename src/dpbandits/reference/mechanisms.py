@@ -33,6 +33,7 @@ import math
 import numpy as np
 
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from .noise import laplace, publish, release
 
 __all__ = [
     "laplace",
@@ -49,11 +50,6 @@ __all__ = [
 
 HYBRID_SPLITS = ("chan", "paper")
 _MAX_LEVELS = 40  # hybrid counters hold fewer than 2**40 items
-
-
-def laplace(rng: np.random.Generator, scale: float | np.ndarray, size: int | tuple[int, ...]) -> np.ndarray:
-    """Independent Lap(scale) draws (density exp(-|x|/scale) / (2 scale)), from ``rng`` only."""
-    return rng.laplace(0.0, scale, size)
 
 
 def hybrid_budgets(epsilon: float, split: str) -> tuple[float, float]:
@@ -144,9 +140,9 @@ def binary_step(alpha: np.ndarray, alpha_hat: np.ndarray, tau: np.ndarray, x: np
     alpha_hat[lower] = 0.0
     rows = np.arange(tau.size)
     alpha[rows, i] = p_sum
-    alpha_hat[rows, i] = p_sum + laplace(rng, scale, tau.size)
+    alpha_hat[rows, i] = release(p_sum, laplace(rng, scale, tau.size))
     set_bits = ((tau[:, None] >> levels[None, :]) & 1).astype(bool)
-    return (alpha_hat * set_bits).sum(axis=1)
+    return publish((alpha_hat * set_bits).sum(axis=1))
 # --8<-- [end:binary-step]
 
 
@@ -168,9 +164,9 @@ class LogarithmicCounter(_Grid):
         x = self._items(values, flat.size)
         self.n[flat] += 1
         self.beta[flat] += x
-        release = flat[_is_power_of_two(self.n[flat])]
-        self.beta[release] += laplace(self.rng, 1.0 / self.epsilon, release.size)
-        self._value[release] = self.beta[release]
+        due = flat[_is_power_of_two(self.n[flat])]
+        self.beta[due] = release(self.beta[due], laplace(self.rng, 1.0 / self.epsilon, due.size))
+        self._value[due] = self.beta[due]
 
 
 class BinaryCounter(_Grid):
@@ -231,7 +227,8 @@ class HybridCounter(_Grid):
         power = _is_power_of_two(self.n[flat])
         at_power, inside = flat[power], flat[~power]
         # n = 2^k: logarithmic release, and a fresh binary mechanism for the next block.
-        self.beta[at_power] += laplace(self.rng, 1.0 / self.eps_L, at_power.size)
+        self.beta[at_power] = release(self.beta[at_power],
+                                      laplace(self.rng, 1.0 / self.eps_L, at_power.size))
         self.log_release[at_power] = self.beta[at_power]
         self.alpha[at_power] = 0.0
         self.alpha_hat[at_power] = 0.0
@@ -243,7 +240,7 @@ class HybridCounter(_Grid):
             alpha, alpha_hat = self.alpha[inside], self.alpha_hat[inside]
             binary = binary_step(alpha, alpha_hat, tau, x[~power], k / self.eps_B, self.rng)
             self.alpha[inside], self.alpha_hat[inside] = alpha, alpha_hat
-            self._value[inside] = self.log_release[inside] + binary
+            self._value[inside] = publish(self.log_release[inside] + binary)
 # --8<-- [end:hybrid-counter]
 
 

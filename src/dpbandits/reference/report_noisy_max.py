@@ -29,6 +29,7 @@ import numpy as np
 from scipy import integrate, special
 
 from ..errors import DPBanditsError, check_positive_int
+from . import noise as noise_source
 
 __all__ = [
     "NOISES",
@@ -67,12 +68,7 @@ def _check_scale(scale: float) -> float:
 def sample_noise(rng: np.random.Generator, noise: str, scale: float,
                  size: int | tuple[int, ...]) -> np.ndarray:
     """I.i.d. draws of Lap(scale), Exp(scale) (mean ``scale``) or max-type Gumbel(scale)."""
-    _check_noise(noise)
-    if noise == "laplace":
-        return rng.laplace(0.0, scale, size)
-    if noise == "exponential":
-        return rng.exponential(scale, size)
-    return rng.gumbel(0.0, scale, size)
+    return noise_source.draw(rng, _check_noise(noise), scale, size)
 
 
 # --8<-- [start:noisy-argmax]
@@ -82,7 +78,7 @@ def noisy_argmax(rng: np.random.Generator, scores: np.ndarray, noise: str, scale
     Ties have probability zero under continuous noise; ``argmax`` takes the lowest index.
     """
     Q = sample_noise(rng, noise, scale, scores.shape)
-    return np.argmax(scores + Q, axis=-1)
+    return np.argmax(noise_source.release(scores, Q, kind="argmax"), axis=-1)
 # --8<-- [end:noisy-argmax]
 
 

@@ -70,7 +70,7 @@ import math
 import numpy as np
 
 from ...errors import DPBanditsError
-from ..mechanisms import laplace
+from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 
@@ -204,7 +204,7 @@ class AdaPKLUCB(PolicyBase):
             self.N[rows, actions] = 1                                            # [Alg.1 l.3]
             self.n[rows, actions] = n0
             L = laplace(self.rng, 1.0 / (self.epsilon * n0), self.runs)
-            self.mu_tilde[rows, actions] = x + L
+            self.mu_tilde[rows, actions] = release(x, L)
             return
         if not np.array_equal(actions, self.arm):
             raise DPBanditsError(f"actions at round t = {t} are not the ones AdaP-KLUCB chose")
@@ -215,6 +215,6 @@ class AdaPKLUCB(PolicyBase):
         if ended.size:
             j, n = self.arm[ended], self.length[ended].astype(float)
             L = laplace(self.rng, 1.0 / (self.epsilon * n), ended.size)          # Lemma 1
-            self.mu_tilde[ended, j] = self.total[ended] / n + L
+            self.mu_tilde[ended, j] = release(self.total[ended] / n, L)
             self.n[ended, j] = n
     # --8<-- [end:index-act-observe]

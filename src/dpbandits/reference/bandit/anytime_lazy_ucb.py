@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from ..mechanisms import laplace
+from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
 
@@ -81,7 +81,7 @@ class AnytimeLazyUCB(PolicyBase):
         x = self.check_observation(t, actions, feedback)
         rows = self._rows
         if t <= self.K:
-            self.mu_tilde[rows, actions] = x + laplace(self.rng, 1.0 / self.epsilon, self.runs)  # [l.2]
+            self.mu_tilde[rows, actions] = release(x, laplace(self.rng, 1.0 / self.epsilon, self.runs))  # [l.2]
             return
         self.N[rows, actions] += 1                                               # [l.5]
         self.Phi[rows, actions] += x
@@ -92,7 +92,7 @@ class AnytimeLazyUCB(PolicyBase):
             self.O[i, j] = O
             self.inv_O[i, j] = 1.0 / O
             self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
-            self.mu_tilde[i, j] = (self.Phi[i, j] + laplace(self.rng, 1.0 / self.epsilon, i.size)) / O
+            self.mu_tilde[i, j] = release(self.Phi[i, j], laplace(self.rng, 1.0 / self.epsilon, i.size)) / O
             self.r[i, j] += 1
             self.N[i, j] = 0
             self.Phi[i, j] = 0.0

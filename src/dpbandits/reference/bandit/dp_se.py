@@ -65,7 +65,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DPBanditsError, check_positive_int, check_probability
-from ..mechanisms import laplace
+from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 
@@ -200,7 +200,7 @@ class DPSE(PolicyBase):
         scale = 1.0 / (self.epsilon * R[run])
         noise = laplace(self.rng, scale, run.size)
         mu = np.full(active.shape, -np.inf)
-        mu[run, arm] = self.sums[i[run], arm] / R[run] + noise                   # [l.7]
+        mu[run, arm] = release(self.sums[i[run], arm] / R[run], noise)                  # [l.7]
         self.mu_tilde[i[run], arm] = mu[run, arm]
         threshold = elimination_threshold(self.e[i], self.n_active[i], R,        # [l.8]
                                           self.epsilon, self.beta)

@@ -92,7 +92,7 @@ import numpy as np
 from scipy.special import zeta
 
 from ...errors import DPBanditsError, check_epsilon, check_positive_int, check_probability
-from ..mechanisms import laplace
+from ..noise import laplace, release
 from ..neighbours import ROW, NeighbourRelation
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -439,7 +439,7 @@ class DPUCBInt(PolicyBase):
         i, a = np.nonzero(due)                                                     # [Alg.3 l.7]
         n = self.n[i, a]
         noise = laplace(self.rng, noise_scale(n, self.v), i.size)
-        self.mean_hat[i, a] = self.s[i, a] / n + noise                             # [Alg.3 l.9]
+        self.mean_hat[i, a] = release(self.s[i, a] / n, noise)                             # [Alg.3 l.9]
         self.x_hat[i, a] = self.mean_hat[i, a] + np.sqrt(2.0 * math.log(t) / n)
         self.last_release[i, a] = n
         self.releases[i, a] += 1

@@ -67,7 +67,8 @@ import math
 
 import numpy as np
 
-from ..mechanisms import binary_step, laplace
+from ..mechanisms import binary_step
+from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 
@@ -149,7 +150,7 @@ class HybridUCB(PolicyBase):
         rows, j = self._rows, actions
         if t <= self.K:
             Z0 = laplace(self.rng, self._array_scale, self.runs)
-            self.F_tilde[rows, j] = x + Z0                                       # [Alg.4 l.2]
+            self.F_tilde[rows, j] = release(x, Z0)                                       # [Alg.4 l.2]
             self.mu_tilde[rows, j] = self.F_tilde[rows, j]
             self.O[rows, j] = 1                                                  # [Alg.4 l.3]
             return
@@ -169,7 +170,7 @@ class HybridUCB(PolicyBase):
             # F~ already holds arrays 0..r when (32) is next needed, at the arm's next update.
             i, jf = rows[full], j[full]
             Z = laplace(self.rng, self._array_scale, i.size)                     # [Alg.4 l.7]
-            self.F_tilde[i, jf] += self.F_sum[i, jf] + Z
+            self.F_tilde[i, jf] += release(self.F_sum[i, jf], Z)
             self.F_sum[i, jf] = 0.0
             self.r[i, jf] += 1                                                   # [Alg.4 l.11]
             self.alpha[i, jf] = 0.0

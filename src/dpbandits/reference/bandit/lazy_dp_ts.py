@@ -47,7 +47,7 @@ import math
 import numpy as np
 
 from ...errors import DPBanditsError
-from ..mechanisms import laplace
+from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
 
@@ -105,7 +105,7 @@ class LazyDPTS(PolicyBase):
         rows = self._rows
         if t <= self.K:
             L = laplace(self.rng, 1.0 / self.epsilon, self.runs)
-            self.mu_tilde[rows, actions] = x + L                                 # [Alg.3 l.2]
+            self.mu_tilde[rows, actions] = release(x, L)                                # [Alg.3 l.2]
             return
         self.N[rows, actions] += 1                                               # [Alg.3 l.6]
         self.Phi[rows, actions] += x
@@ -115,7 +115,7 @@ class LazyDPTS(PolicyBase):
             O = np.left_shift(1, self.r[i, j] + 1).astype(float)                 # [Alg.3 l.8]
             self.O[i, j] = O
             L = laplace(self.rng, 1.0 / self.epsilon, i.size)
-            self.mu_tilde[i, j] = (self.Phi[i, j] + L) / O
+            self.mu_tilde[i, j] = release(self.Phi[i, j], L) / O
             self.r[i, j] += 1
             self.N[i, j] = 0
             self.Phi[i, j] = 0.0

@@ -59,6 +59,7 @@ import numpy as np
 from ...errors import DPBanditsError
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
+from ..noise import resample
 from ..report_noisy_max import NOISES, EpochRNM, ends_epoch, noisy_argmax
 
 __all__ = ["RNMFTNLBQ", "SCALE_MULTIPLIERS"]
@@ -123,8 +124,7 @@ class RNMFTNLBQ(PolicyBase):
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
         x = self.check_observation(t, actions, feedback)                   # [Alg.1 l.8]
         if self.B == 1:
-            U = self.rng.random(x.shape)
-            x = (U >= 1.0 - x).astype(float)                               # [Alg.1 l.12]
+            x = resample(self.rng, x)                                       # [Alg.1 l.12]
         self.S += x                                                         # [Alg.1 l.14]
         if ends_epoch(t):
             self.J = noisy_argmax(self.rng, self.S, self.Q, self.noise_scale)   # [Alg.1 l.16]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DPBanditsError, check_rewards
-from ..mechanisms import laplace
+from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
 from .greedy import greedy
@@ -116,7 +116,7 @@ class MatroidPolicy(PolicyBase):
         if t == 0:
             w0 = self.round_zero(t, actions, feedback)
             noise = laplace(self.rng, self.round_zero_scale, w0.shape)
-            self.w_tilde = np.ascontiguousarray(w0 + noise)                      # [Alg.2/3 l.2]
+            self.w_tilde = np.ascontiguousarray(release(w0, noise))                      # [Alg.2/3 l.2]
             return
         x = self.semi_feedback(t, actions, feedback).ravel()
         played = self.cells(actions)                   # state arrays are C-contiguous: flat views
@@ -130,7 +130,7 @@ class MatroidPolicy(PolicyBase):
         T = np.left_shift(2, s_e[done]).astype(float)                            # 2^(s_e + 1)
         self.T_e.reshape(-1)[done] = T                                           # [Alg.2 l.12]
         noise = laplace(self.rng, 1.0 / self.epsilon0, done.size)
-        self.w_tilde.reshape(-1)[done] = (self.sum_buffer.reshape(-1)[done] + noise) / T
+        self.w_tilde.reshape(-1)[done] = release(self.sum_buffer.reshape(-1)[done], noise) / T
         s_e[done] += 1                                                           # [Alg.2 l.13]
         n_buffer[done] = 0
         self.sum_buffer.reshape(-1)[done] = 0.0
