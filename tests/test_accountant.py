@@ -1,0 +1,222 @@
+"""The accountant (dpbandits.accountant) against the claims, the audit and planted changes.
+
+Kinds: exact (traced bounds worked out by hand: the hybrid counter's 2 eps, the matroid round 0's
+(L/K) eps, the worked DP-UCB trace of docs/accountant.md), oracle (the audit's lower bounds and
+exact values in docs/data/audit-claims.json, computed independently of the accountant),
+property (every registered algorithm and variant). The traces are deterministic (fixed seeds),
+and so is every assertion.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpbandits import accountant
+from dpbandits.accountant import account, claim_bracket, trace, traced_upper
+from dpbandits.reference import mechanisms, noise
+from dpbandits.reference.bandit.anytime_lazy_ucb import AnytimeLazyUCB
+from dpbandits.reference.matroid.matroids import Uniform
+from dpbandits.reference.noise import laplace, release
+from dpbandits.reference.registry import ALGORITHMS, get, make
+
+PRIVATE = [(name, v.name) for name in ALGORITHMS if get(name).private
+           for v in get(name).variants]
+TOLERANCE = 1e-9
+
+
+def _claim(name, variant, **params):
+    return make(name, accountant.TRACE_K, epsilon=1.0, rng=0, variant=variant,
+                T=accountant.TRACE_T, **params).claim
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name, variant", PRIVATE)
+def test_bracket_is_ordered_at_the_audited_setting(name, variant):
+    """traced upper >= exact (where computed) >= audit lower bound, at the audit's K, T, eps."""
+    b = claim_bracket(name, variant)
+    assert b is not None
+    if b.exact is not None:
+        assert b.upper >= b.exact - TOLERANCE
+        assert b.exact >= b.lower - TOLERANCE
+    assert b.upper >= b.lower - TOLERANCE
+
+
+@pytest.mark.property
+@pytest.mark.parametrize("name, variant", PRIVATE)
+def test_upper_bound_supports_true_claims_and_not_false_ones(name, variant):
+    """holds -> upper <= claim; false -> upper > claim; and upper <= the proven guarantee, so
+    ``claim.proven`` is checked against the accountant for every variant."""
+    claim = _claim(name, variant)
+    upper = traced_upper(name, variant=variant, seeds=(0,))
+    if claim.status == "holds":
+        assert upper.epsilon <= claim.claimed.epsilon * (1 + TOLERANCE)
+    if claim.status == "false":
+        assert upper.epsilon > claim.claimed.epsilon * (1 + TOLERANCE)
+    if claim.proven is not None:
+        assert upper.delta <= claim.proven.delta
+        assert upper.epsilon <= claim.proven.epsilon * (1 + TOLERANCE)
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name", ["dp-ucb", "dp-ucb-bound"])
+def test_hybrid_counter_with_printed_scales_traces_to_two_epsilon(name):
+    """Item 2^k + 1 lies in one logarithmic block at Lap(1/eps) and k nodes at Lap(k/eps)."""
+    for epsilon in (0.5, 1.0):
+        paper = traced_upper(name, variant="paper", epsilon=epsilon, seeds=(0,))
+        corrected = traced_upper(name, variant="corrected", epsilon=epsilon, seeds=(0,))
+        assert paper.epsilon == pytest.approx(2 * epsilon, rel=1e-12)
+        assert corrected.epsilon == pytest.approx(epsilon, rel=1e-12)
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name", ["dpucb-mat", "dpts-mat"])
+@pytest.mark.parametrize("L, rank", [(3, 1), (5, 2)])
+def test_matroid_round_zero_traces_to_L_over_K_epsilon(name, L, rank):
+    upper = traced_upper(name, variant="paper", K=L, T=8, seeds=(0,), matroid=Uniform(L, rank))
+    assert upper.epsilon == pytest.approx(L / rank, rel=1e-12)
+    assert upper.worst_row == 0
+    corrected = traced_upper(name, variant="corrected", K=L, T=8, seeds=(0,),
+                             matroid=Uniform(L, rank))
+    assert corrected.epsilon <= 1.0 + TOLERANCE
+
+
+@pytest.mark.exact
+def test_worked_dp_ucb_trace():
+    """The trace of docs/accountant.md: DP-UCB [paper], K = 2, T = 4, eps = 1. Row 3 is item 3 of
+    every counter: its logarithmic block (items 3..4, released at 4) and the binary node of
+    item 3 (scale 1/eps): 1 + 1 = 2."""
+    tr = trace("dp-ucb", variant="paper", K=2, T=4, seed=0)
+    losses = accountant.row_losses(tr)
+    assert {row: sum(v) for row, v in losses.items()} == pytest.approx({1: 1.0, 2: 1.0, 3: 2.0,
+                                                                        4: 1.0})
+    assert account(tr).worst_row == 3
+
+
+@pytest.mark.exact
+def test_normal_path_is_value_plus_noise():
+    rng, again = np.random.default_rng(5), np.random.default_rng(5)
+    z = laplace(rng, 2.0, 4)
+    assert np.array_equal(z, again.laplace(0.0, 2.0, 4))
+    assert np.array_equal(release(np.arange(4.0), z), np.arange(4.0) + z)
+    assert noise.active_tracer() is None
+
+
+@pytest.mark.exact
+def test_non_private_baselines_leak():
+    for name in ("ucb1", "ftl"):
+        assert math.isinf(traced_upper(name, seeds=(0,)).epsilon)
+
+
+# --- planted changes: each one moves the traced bound above the claim -------------------------
+
+class HalvedScale(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB with its epoch noise at half the scale."""
+
+    def observe(self, t, actions, feedback):
+        x = self.check_observation(t, actions, feedback)
+        rows = self._rows
+        if t <= self.K:
+            self.mu_tilde[rows, actions] = release(x, laplace(self.rng, 1.0 / self.epsilon, self.runs))
+            return
+        self.N[rows, actions] += 1
+        self.Phi[rows, actions] += x
+        full = self.N[rows, actions] == np.left_shift(1, self.r[rows, actions] + 1)
+        if full.any():
+            i, j = rows[full], actions[full]
+            O = np.left_shift(1, self.r[i, j] + 1).astype(float)
+            self.O[i, j] = O
+            self.inv_O[i, j] = 1.0 / O
+            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
+            self.mu_tilde[i, j] = release(self.Phi[i, j], laplace(self.rng, 0.5 / self.epsilon, i.size)) / O
+            self.r[i, j] += 1
+            self.N[i, j] = 0
+            self.Phi[i, j] = 0.0
+
+
+class WholeHistory(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB whose epoch sum is never reset: each release sums the whole history."""
+
+    def observe(self, t, actions, feedback):
+        x = self.check_observation(t, actions, feedback)
+        rows = self._rows
+        if t <= self.K:
+            self.mu_tilde[rows, actions] = release(x, laplace(self.rng, 1.0 / self.epsilon, self.runs))
+            return
+        self.N[rows, actions] += 1
+        self.Phi[rows, actions] += x
+        full = self.N[rows, actions] == np.left_shift(1, self.r[rows, actions] + 1)
+        if full.any():
+            i, j = rows[full], actions[full]
+            O = np.left_shift(1, self.r[i, j] + 1).astype(float)
+            self.O[i, j] = O
+            self.inv_O[i, j] = 1.0 / O
+            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
+            self.mu_tilde[i, j] = release(self.Phi[i, j], laplace(self.rng, 1.0 / self.epsilon, i.size)) / O
+            self.r[i, j] += 1
+            self.N[i, j] = 0
+
+
+class ReusedNoise(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB that keeps its first epoch noise and adds it again at later epoch ends."""
+
+    _kept = None
+
+    def observe(self, t, actions, feedback):
+        x = self.check_observation(t, actions, feedback)
+        rows = self._rows
+        if t <= self.K:
+            self.mu_tilde[rows, actions] = release(x, laplace(self.rng, 1.0 / self.epsilon, self.runs))
+            return
+        self.N[rows, actions] += 1
+        self.Phi[rows, actions] += x
+        full = self.N[rows, actions] == np.left_shift(1, self.r[rows, actions] + 1)
+        if full.any():
+            i, j = rows[full], actions[full]
+            O = np.left_shift(1, self.r[i, j] + 1).astype(float)
+            self.O[i, j] = O
+            self.inv_O[i, j] = 1.0 / O
+            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
+            if self._kept is None or self._kept.size != i.size:
+                self._kept = laplace(self.rng, 1.0 / self.epsilon, i.size)
+            self.mu_tilde[i, j] = release(self.Phi[i, j], self._kept) / O
+            self.r[i, j] += 1
+            self.N[i, j] = 0
+            self.Phi[i, j] = 0.0
+
+
+def _skipped_node_binary_step(alpha, alpha_hat, tau, x, scale, rng):
+    """Chan et al.'s binary step with the leaf level's node released without its noise."""
+    levels = np.arange(alpha.shape[1])
+    i = mechanisms._lowest_set_bit(tau)
+    lower = levels[None, :] < i[:, None]
+    p_sum = (alpha * lower).sum(axis=1) + x
+    alpha[lower] = 0.0
+    alpha_hat[lower] = 0.0
+    rows = np.arange(tau.size)
+    alpha[rows, i] = p_sum
+    alpha_hat[rows, i] = np.where(i == 0, p_sum, release(p_sum, laplace(rng, scale, tau.size)))
+    set_bits = ((tau[:, None] >> levels[None, :]) & 1).astype(bool)
+    return noise.publish((alpha_hat * set_bits).sum(axis=1))
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("planted, expected", [(HalvedScale, 2.0), (WholeHistory, None),
+                                               (ReusedNoise, math.inf)])
+def test_planted_change_in_anytime_lazy_ucb_moves_the_bound(planted, expected):
+    honest = traced_upper("anytime-lazy-ucb", seeds=(0,))
+    changed = traced_upper("anytime-lazy-ucb", seeds=(0,), policy_class=planted)
+    assert honest.epsilon == pytest.approx(1.0)
+    assert changed.epsilon > 1.0 + 1e-6
+    if expected is not None:
+        assert changed.epsilon == pytest.approx(expected)
+    assert 1 in changed.per_row    # the planted change is traced by row, not only in total
+
+
+@pytest.mark.exact
+def test_skipped_counter_node_is_unbounded(monkeypatch):
+    assert traced_upper("dp-ucb", seeds=(0,), T=8).epsilon == pytest.approx(1.0)
+    monkeypatch.setattr(mechanisms, "binary_step", _skipped_node_binary_step)
+    assert math.isinf(traced_upper("dp-ucb", seeds=(0,), T=8).epsilon)
