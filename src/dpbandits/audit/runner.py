@@ -184,13 +184,24 @@ def _fmt(value: float | None) -> str:
     return "inf" if value == float("inf") else f"{value:.3f}"
 
 
+def _bracket(r: AuditResult) -> str:
+    """[audit lower, exact, traced upper] and the accountant's verdict (docs/accountant.md)."""
+    from ..accountant import _parse_label, audit_bracket
+
+    name = _parse_label(r.mechanism)[0]
+    b = audit_bracket(r.to_dict(), AUDIT_PRESETS.get(name, {}).get("epsilon"))
+    return "-" if b is None else b.text()
+
+
 def claims_table(results: list[AuditResult]) -> str:
-    """A Markdown table: mechanism, claim, lower bound, certificate, exact loss, verdict."""
+    """A Markdown table: mechanism, claim, lower bound, certificate, exact loss, verdict, and the
+    bracket [audit lower bound, exact value, traced upper bound] with the accountant's verdict."""
     lines = ["| mechanism | claim | known status (see the errata) | eps lower bound (95%) | certificate | "
-             "exact eps of the pair | verdict |", "|---|---|---|---|---|---|---|"]
+             "exact eps of the pair | verdict | bracket [lower, exact, traced upper] |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in results:
         claim = "-" if r.claimed_epsilon is None else f"{r.claimed_epsilon:g}-DP [{r.relation}]"
         lines.append(f"| {r.mechanism} | {claim} | {r.claim_status or '-'} | "
                      f"{_fmt(r.epsilon_lower_bound)} | {_fmt(r.certificate)} | "
-                     f"{_fmt(r.exact_epsilon)} | {r.verdict} |")
+                     f"{_fmt(r.exact_epsilon)} | {r.verdict} | {_bracket(r)} |")
     return "\n".join(lines)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..reference import algorithms
+from ..accountant import TRACE_K, TRACE_T, traced_upper
+from ..reference import algorithms, make
 from .options import OK, add_json, epsilon
 
 HELP = "list every algorithm with its paper and claim"
@@ -19,11 +20,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     infos = algorithms(args.epsilon)
+    upper = {info.name: {v: _traced(info.name, v, args.epsilon) for v in info.variants}
+             for info in infos if info.private}
     if args.json:
-        print(json.dumps([info.__dict__ for info in infos], indent=2))
+        print(json.dumps([dict(info.__dict__, traced_upper=upper.get(info.name, {}))
+                          for info in infos], indent=2))
         return OK
     print(f"Privacy claims evaluated at epsilon = {args.epsilon:g}; [row] = one reward vector "
-          "replaced.\nparam NAME: default; domain (set one with --param ALGO:NAME=VALUE).\n")
+          "replaced.\nparam NAME: default; domain (set one with --param ALGO:NAME=VALUE).\n"
+          "traced: the accountant's upper bound on epsilon from the reference's own noise draws "
+          "(docs/accountant.md); audit lower bounds: `dpbandits audit`.\n")
     for info in infos:
         horizon = ", needs T" if info.needs_horizon else ""
         print(f"{info.name}  ({info.title}; {info.feedback}{horizon})")
@@ -31,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         for variant, claim in info.claims.items():
             default = " (default)" if variant == info.default_variant else ""
             print(f"    {variant + default + ':':<22}{claim}")
+            if variant in upper.get(info.name, {}):
+                print(f"    {'':<22}{upper[info.name][variant]['text']}")
         if info.epsilon_range:
             low, high = info.epsilon_range
             print(f"    {'epsilon:':<22}in [{low:g}, {high:g}]")
@@ -38,3 +46,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {'param ' + parameter['name'] + ':':<22}{parameter['default']!r}; "
                   f"{parameter['domain']}")
     return OK
+
+
+def _traced(name: str, variant: str, epsilon: float) -> dict:
+    """The accountant's bound for one variant at the default trace setting, and its verdict."""
+    bound = traced_upper(name, epsilon=epsilon, variant=variant)
+    claimed = make(name, TRACE_K, epsilon=epsilon, rng=0, variant=variant, T=TRACE_T).claim.claimed
+    holds = claimed is not None and bound.epsilon <= claimed.epsilon * (1 + 1e-9)
+    verdict = "claim holds by the accountant" if holds else "claim not supported by the accountant"
+    text = f"traced: eps <= {bound.epsilon:.4g}"
+    if bound.delta:
+        text += f" at delta = {bound.delta:.3g}"
+    return {"epsilon": bound.epsilon, "delta": bound.delta, "verdict": verdict,
+            "assumption": bound.assumption, "text": f"{text}; {verdict}"}
