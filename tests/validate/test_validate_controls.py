@@ -16,6 +16,7 @@ from scipy import stats
 from dpbandits.audit.adapters import PolicyMechanism
 from dpbandits.audit.mechanism import RegistryMechanism
 from dpbandits.validate import validate
+from dpbandits.validate.core import PATH_ONLY
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "validate"))
@@ -35,7 +36,10 @@ def test_ucb1_faithful_conforms_and_planted_bugs_differ():
     size = dict(horizon=400, runs=100, seed=0, alpha=0.01)
     faithful = validate(_candidate(impl.PlainUCB1), "ucb1", **size)
     assert faithful.behaviour == "conforms" and faithful.ok
-    assert faithful.privacy == "not private" and faithful.regret == "respected"
+    # UCB1's bound is above T x largest gap at T = 400 (informative from T = 2044 here): no run
+    # could violate it, and the verdict says so rather than 'respected'.
+    assert faithful.privacy == "not applicable" and faithful.regret == "vacuous at this size"
+    assert faithful.regret_checks[0]["candidate"].informative_from == 2044
     radius = validate(_candidate(impl.RadiusUCB1), "ucb1", **size)
     wrong_arm = validate(_candidate(impl.WrongArmUCB1), "ucb1", **size)
     assert radius.behaviour == wrong_arm.behaviour == "differs"
@@ -47,13 +51,13 @@ def test_ucb1_faithful_conforms_and_planted_bugs_differ():
 
 @pytest.mark.statistical
 def test_anytime_lazy_ucb_independent_implementation_conforms_and_late_release_differs():
-    """An independent Anytime-Lazy-UCB conforms (failure probability <= alpha = 0.01) and its
-    regret respects every explicit bound of the catalogue about the algorithm; releasing each
+    """An independent Anytime-Lazy-UCB conforms (failure probability <= alpha = 0.01); every
+    explicit bound about the algorithm is vacuous at T = 500 and reported so; releasing each
     block one pull late shifts the deterministic pull counts of the fixed table (p < 1e-20)."""
     size = dict(epsilon=1.0, horizon=500, runs=60, seed=2, alpha=0.01, audit_samples=0)
     faithful = validate(_candidate(impl.PlainLazyUCB, 1.0), "anytime-lazy-ucb", **size)
     assert faithful.behaviour == "conforms"
-    assert faithful.regret == "respected" and len(faithful.regret_checks) >= 2
+    assert faithful.regret == "vacuous at this size" and len(faithful.regret_checks) >= 2
     late = validate(_candidate(impl.LateLazyUCB, 1.0), "anytime-lazy-ucb", **size)
     assert late.behaviour == "differs"
     assert min(c.p_value for c in late.comparisons) < 1e-20
@@ -86,7 +90,10 @@ def test_ftnl_controls_behaviour_and_privacy():
     faithful = validate(_candidate(impl.PlainFTNL, 1.0), "rnm-ftnl", **size)
     assert faithful.behaviour == "conforms" and faithful.privacy == "consistent"
     shifted = validate(_candidate(impl.OffByOneFTNL, 1.0), "rnm-ftnl", **{**size, "audit_samples": 0})
-    assert shifted.behaviour == "differs" and shifted.first_difference.t == 2
+    # The rejections are all about the path (the arm of round 2, on both samples); pull counts
+    # and regret on fresh tables agree within the detectable effects at this size.
+    assert shifted.behaviour in ("differs", PATH_ONLY) and shifted.first_difference.t == 2
+    assert shifted.exit_status == 1
     reused = validate(_candidate(impl.ReusedNoiseFTNL, 1.0), "rnm-ftnl", **size)
     assert reused.privacy == "violation" and reused.exit_status == 1
     assert reused.audit.epsilon_lower_bound > 1.0

@@ -7,16 +7,15 @@ audits its privacy and checks its regret against the bounds (:func:`dpbandits.va
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
 import sys
 
 from .. import limits
 from ..audit.external import DEFAULT_TIMEOUT
 from ..errors import DPBanditsError
 from ..validate.core import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
-from .options import (add_backend, add_json, add_out, add_progress, add_seed, add_workers, check_out, epsilon,
-                      integer, parse_params, probability, say_for, seconds, unit_number)
+from .options import (add_backend, add_json, add_out, add_progress, add_seed, add_workers, auto_integer,
+                      check_out, epsilon, integer, parse_params, probability, say_for, seconds,
+                      unit_number)
 
 HELP = "validate a third-party implementation against a reference algorithm"
 
@@ -27,8 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--command", dest="external", metavar="'PROGRAM ARGS'",
                        help="an external program speaking the line protocol (docs/audit-protocol.md)")
     which.add_argument("--python", metavar="MODULE:OBJECT",
-                       help="a Python factory OBJECT(rng) -> single-run act/observe policy "
-                            "(with --callable: a function OBJECT(table, rng) -> actions)")
+                       help="a Python class or factory (MODULE:OBJECT or FILE.py:OBJECT) built "
+                            "per run as OBJECT(problem, rng), OBJECT(K, T, epsilon, rng) or "
+                            "OBJECT(rng), returning a single-run act/observe policy (with "
+                            "--callable: a function OBJECT(table, rng) -> actions)")
     parser.add_argument("--callable", action="store_true",
                         help="--python names a function of the whole table")
     parser.add_argument("--against", required=True, metavar="ALGO", help="the registered algorithm")
@@ -48,8 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default %(default)s)")
     parser.add_argument("--audit-samples", type=integer(0, limits.MAX_SAMPLES), default=10_000,
                         help="test runs per side of the privacy audit; 0 skips it (default %(default)s)")
-    parser.add_argument("--audit-horizon", type=integer(1, limits.MAX_HORIZON), default=16,
-                        help="rounds T of the audit's neighbouring tables (default %(default)s)")
+    parser.add_argument("--audit-horizon", type=auto_integer(1, limits.MAX_HORIZON), default=None,
+                        help="rounds T of the audit's neighbouring tables (default auto: the "
+                             "horizon that reaches ALGO's first data-dependent output)")
     parser.add_argument("--param", action="append", default=[], metavar="[ALGO:]NAME=VALUE",
                         help="a parameter of the reference algorithm (repeatable; see `dpbandits list`)")
     parser.add_argument("--protocol", choices=("table", "interactive"), default="table",
@@ -66,29 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_progress(parser)
 
 
-def _python_object(target: str):
-    """Import ``MODULE:OBJECT`` (the current folder first on the path)."""
-    module_name, sep, attribute = target.partition(":")
-    if not sep or not module_name or not attribute:
-        raise DPBanditsError(f"--python must look like MODULE:OBJECT, got {target!r}")
-    sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as error:  # the user's module may fail in any way
-        raise DPBanditsError(f"--python: cannot import {module_name!r}: "
-                             f"{type(error).__name__}: {error}") from None
-    finally:
-        sys.path.pop(0)
-    try:
-        return getattr(module, attribute)
-    except AttributeError:
-        raise DPBanditsError(f"--python: module {module_name!r} has no {attribute!r}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the validation, print the summary (or JSON), write JSON and PNG; 0 ok, 1 not ok."""
-    from ..audit.adapters import CallableMechanism, PolicyMechanism
-    from ..audit.external import CommandMechanism
+    from ..candidates import Command, load
     from ..errors import check_means
     from ..reference import get, get_setting
     from ..reference.registry import canonical
@@ -116,12 +98,11 @@ def run(args: argparse.Namespace) -> int:
     if args.external:
         if args.callable:
             raise DPBanditsError("--callable goes with --python, not --command")
-        candidate = CommandMechanism(args.external, K, claim, protocol=args.protocol,
-                                     feedback=feedback, workers=workers, timeout=args.timeout)
+        named = Command(args.external, args.protocol, args.timeout)
     else:
-        target = _python_object(args.python)
-        kind = CallableMechanism if args.callable else PolicyMechanism
-        candidate = kind(target, K, claim, feedback, workers=workers, label=args.python)
+        named = args.python
+    candidate = load(named, K=K, epsilon=claim, params=params, feedback=feedback, workers=workers,
+                     table_function=args.callable)
     say = say_for(args)
     result = validate(candidate, against, epsilon=args.epsilon, variant=args.variant,
                       params=params, setting=args.setting, means=args.means,

@@ -19,6 +19,13 @@ ALGORITHMS = ("ucb1",)
 State = namedtuple("State", "s n index random_ties rng keys")
 
 
+def unsupported(policy) -> str | None:
+    """The kernel plays the first K pulls in increasing order only."""
+    if getattr(policy, "initial_order", "first") != "first":
+        return "the UCB1 kernel plays the first K pulls in increasing order (initial_order='first')"
+    return None
+
+
 def state_from(policy) -> State:
     """The kernel's state over the reference policy's own arrays (updated in place)."""
     return State(policy.s, policy.n, np.empty_like(policy.s), int(policy.tie_break == "random"),

@@ -39,6 +39,7 @@ _DOMAINS: dict[str, str] = {
     "Q": "'laplace', 'exponential' or 'gumbel'",
     "form": "'round0', 'agrawal-goyal' or 'lazy'",
     "log_round": "'t' or 't-1'",
+    "initial_order": "'first' (arms 0..K-1 in the first K rounds) or 'random' (a random order per run)",
 }
 """Domain of each parameter name, where one name means one thing in every algorithm."""
 

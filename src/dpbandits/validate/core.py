@@ -57,6 +57,8 @@ DEFAULT_RUNS = 200
 DEFAULT_SETTING = "hu2021-setting2"
 MIN_RUNS = 20
 """Fewest runs per sample: below it the Mann-Whitney normal approximation is not trusted."""
+PATH_ONLY = "conforms in outcome, differs in path"
+"""The behaviour verdict when only path comparisons (the fixed table) are rejected."""
 CURVE_POINTS = 40
 """Checkpoints of the regret curves that are plotted and held against the bounds."""
 
@@ -87,15 +89,38 @@ class Comparison:
     reference: float
     rejected: bool
 
+    @property
+    def kind(self) -> str:
+        """``outcome`` for pull counts and regret on fresh tables (what a user of the algorithm
+        gets, averaged over the environment); ``path`` for every comparison on the fixed table
+        (the law of the trajectory given one table) and for the arm played in a given round
+        (the trajectory itself, which tie breaking and the order of the first pulls change)."""
+        return "outcome" if self.sample == "fresh" and self.quantity != "action" else "path"
+
+    @property
+    def summary_statistic(self) -> str:
+        """What ``candidate`` and ``reference`` hold: ``mean`` over runs, or the ``mode`` (most
+        frequent arm) of an action's distribution."""
+        return "mode" if self.quantity == "action" else "mean"
+
     def to_dict(self) -> dict[str, Any]:
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                for k, v in self.__dict__.items()}
+        out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+               for k, v in self.__dict__.items()}
+        out.update(kind=self.kind, summary_statistic=self.summary_statistic)
+        return out
 
     def describe(self) -> str:
-        what = f"{self.quantity} at t = {self.t}" if self.quantity != "action" else f"action of round {self.t}"
-        return (f"{what} on the {self.sample} sample ({self.test}, p = {self.p_value:.2g}, "
-                f"Holm {self.p_holm:.2g}; candidate {self.candidate:.4g} vs reference "
-                f"{self.reference:.4g}; effect {self.effect:+.3f}, detectable {self.detectable:.3f})")
+        if self.quantity == "action":
+            what = (f"{self.kind}: distribution of the arm played in round {self.t}, "
+                    f"{self.sample} {'table' if self.sample == 'fixed' else 'tables'}")
+            values = (f"modal arm: candidate {self.candidate:.0f}, reference {self.reference:.0f}; "
+                      f"Cramér's V {self.effect:.3f}, detectable {self.detectable:.3f}")
+        else:
+            what = (f"{self.kind}: {self.quantity} at t = {self.t}, {self.sample} "
+                    f"{'table' if self.sample == 'fixed' else 'tables'}")
+            values = (f"mean: candidate {self.candidate:.4g}, reference {self.reference:.4g}; "
+                      f"rank-biserial {self.effect:+.3f}, detectable {self.detectable:.3f}")
+        return f"{what} ({self.test}, p = {self.p_value:.2g}, Holm {self.p_holm:.2g}; {values})"
 
 
 @dataclass
@@ -127,8 +152,22 @@ class Validation:
 
     @property
     def behaviour(self) -> str:
-        """``differs`` when Holm's procedure rejects any comparison, else ``conforms``."""
-        return "differs" if any(c.rejected for c in self.comparisons) else "conforms"
+        """``conforms`` when Holm's procedure rejects no comparison; ``conforms in outcome,
+        differs in path`` when every rejection is a path comparison (the fixed table) and no
+        outcome comparison (fresh tables: pull counts, regret, actions) is rejected at the
+        detectable effects stated beside it; ``differs`` otherwise."""
+        rejected = [c for c in self.comparisons if c.rejected]
+        if not rejected:
+            return "conforms"
+        if all(c.kind == "path" for c in rejected) and any(c.kind == "outcome" for c in self.comparisons):
+            return PATH_ONLY
+        return "differs"
+
+    @property
+    def rejected(self) -> list[Comparison]:
+        """Every rejected comparison: outcomes first, then paths, each by round (then p-value)."""
+        return sorted((c for c in self.comparisons if c.rejected),
+                      key=lambda c: (c.kind != "outcome", c.t, c.p_value))
 
     @property
     def first_difference(self) -> Comparison | None:
@@ -136,22 +175,48 @@ class Validation:
         rejected = [c for c in self.comparisons if c.rejected]
         return min(rejected, key=lambda c: (c.t, c.p_value)) if rejected else None
 
+    def departure(self, kind: str | None = None) -> int | None:
+        """Estimated first round at which the candidate departs from the reference: the earliest
+        tested round from which on *every* later tested round of the same kind (``path``,
+        ``outcome``, or both when None) has a rejected comparison (Holm over all comparisons at
+        family-wise level alpha). A single chance rejection followed by agreement does not move
+        it; the departure lies between the tested round before it and it."""
+        chosen = [c for c in self.comparisons if kind is None or c.kind == kind]
+        rounds = sorted({c.t for c in chosen})
+        hit = {c.t for c in chosen if c.rejected}
+        start = None
+        for t in reversed(rounds):
+            if t not in hit:
+                break
+            start = t
+        return start
+
     @property
     def privacy(self) -> str:
-        """``consistent``, ``violation``, ``not audited`` or ``not private``."""
+        """``consistent``, ``violation``, ``could not test``, ``not audited`` or ``not applicable``
+        (ALGO makes no privacy claim)."""
         if self.audit is None:
-            return "not private" if self.epsilon is None else "not audited"
+            return "not applicable" if self.epsilon is None else "not audited"
+        from .privacy import could_not_test
+
+        if self.audit.verdict != "violation" and could_not_test(self.audit) is not None:
+            return "could not test"
         return self.audit.verdict
 
     @property
     def regret(self) -> str:
-        """``respected``, ``violated``, ``not applicable`` or ``no bound available``."""
+        """``respected`` (some bound could have been violated and none was), ``violated``,
+        ``vacuous at this size`` (every applicable bound is at least T x largest gap, so no run
+        could violate it: larger T is needed, see each check's ``informative_from``),
+        ``not applicable`` or ``no bound available``."""
         if not self.regret_checks:
             return "no bound available"
         verdicts = [entry["candidate"].verdict for entry in self.regret_checks]
         if "violated" in verdicts:
             return "violated"
-        return "respected" if "holds" in verdicts else "not applicable"
+        if "holds" in verdicts:
+            return "respected"
+        return "vacuous at this size" if "vacuous at this size" in verdicts else "not applicable"
 
     @property
     def ok(self) -> bool:
@@ -160,8 +225,29 @@ class Validation:
 
     @property
     def exit_status(self) -> int:
-        """0 when :attr:`ok`, 1 otherwise (the command line's exit status)."""
-        return 0 if self.ok else 1
+        """0 when :attr:`ok`, 1 otherwise, 3 when ok except that the privacy audit could not
+        test (the command line's exit status)."""
+        if not self.ok:
+            return 1
+        return 3 if self.privacy == "could not test" else 0
+
+    def evidence(self) -> dict[str, Any]:
+        """Per kind (``path``, ``outcome``): comparisons, rejections, the estimated departure,
+        and the largest |effect| against the detectable effect of the same comparison."""
+        out = {}
+        for kind in ("path", "outcome"):
+            chosen = [c for c in self.comparisons if c.kind == kind]
+            if not chosen:
+                continue
+            largest = max(chosen, key=lambda c: abs(c.effect) / c.detectable
+                          if c.detectable and math.isfinite(c.detectable) else 0.0)
+            out[kind] = {"sample": chosen[0].sample, "comparisons": len(chosen),
+                         "rejected": sum(c.rejected for c in chosen),
+                         "departure": self.departure(kind),
+                         "largest_effect": {"comparison": largest.describe(),
+                                            "effect": largest.effect,
+                                            "detectable": largest.detectable}}
+        return out
 
     def summary(self, shown: int = 5) -> str:
         """A readable report: the three verdicts and the comparisons closest to rejection."""
@@ -174,19 +260,43 @@ class Validation:
                  "",
                  f"behaviour: {self.behaviour.upper()} ({m} comparisons, Holm at family-wise level "
                  f"{self.alpha:g}; detectable effects at {100 * self.power:g}% power, level alpha/m)"]
-        first = self.first_difference
-        if first is not None:
-            lines.append(f"  first difference: {first.describe()}")
-            lines.append(f"  {sum(c.rejected for c in self.comparisons)} of {m} comparisons rejected")
-        closest = sorted(self.comparisons, key=lambda c: c.p_value)[:shown]
+        for kind, facts in self.evidence().items():
+            what = ("path comparisons (the fixed table; the arm played in given rounds)" if kind == "path"
+                    else "outcome comparisons (fresh tables: pull counts and regret)")
+            departs = facts["departure"]
+            lines.append(f"  {what}: {facts['rejected']} of {facts['comparisons']} rejected"
+                         + (f"; departs from round {departs} on (every later tested round rejected)"
+                            if departs else ""))
+            if not facts["rejected"]:
+                lines.append(f"    largest effect against what was detectable: "
+                             f"{facts['largest_effect']['comparison']}")
+        if self.behaviour == PATH_ONLY:
+            lines.append("  the outcomes agree within the detectable effects above; only the "
+                         "trajectories on the fixed table differ, as tie breaking or the order of "
+                         "the first pulls do (try --param tie_break=random or "
+                         "--param initial_order=random where ALGO offers them)")
+        departs = self.departure()
+        if departs is not None:
+            lines.append(f"  estimated departure: round {departs} (the earliest tested round "
+                         f"from which every later tested round has a rejected comparison)")
+        rejected = self.rejected
+        if rejected:
+            lines.append(f"  rejected ({len(rejected)}):")
+            lines += [f"    {c.describe()}" for c in rejected]
+        closest = [c for c in sorted(self.comparisons, key=lambda c: c.p_value) if not c.rejected][:shown]
         if closest:
-            lines.append("  smallest p-values:")
+            lines.append("  smallest p-values not rejected:")
         for c in closest:
-            lines.append(f"    {'REJECTED ' if c.rejected else ''}{c.describe()}")
+            lines.append(f"    {c.describe()}")
         lines.append("")
         if self.audit is not None:
-            lines.append(f"privacy: {self.privacy.upper()} ({self.audit.summary()})")
+            from .privacy import could_not_test
+
+            reason = could_not_test(self.audit)
+            shown_audit = self.audit.summary() if self.privacy != "could not test" else reason
+            lines.append(f"privacy: {self.privacy.upper()} ({shown_audit})")
             lines.append(f"  {self.privacy_note}")
+            lines += [f"  {note}" for note in self.audit.notes]
         else:
             lines.append(f"privacy: {self.privacy.upper()}" + (f" ({self.privacy_note})" if self.privacy_note else ""))
         lines.append("")
@@ -195,7 +305,7 @@ class Validation:
             cand, ref = entry["candidate"], entry["reference"]
             lines.append(f"  {entry['bound']}: candidate {cand.verdict} (mean / bound at the last "
                          f"checkpoint {cand.final_ratio:.3g}); reference {ref.verdict} "
-                         f"({ref.final_ratio:.3g})")
+                         f"({ref.final_ratio:.3g}); {cand.informative_note}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -211,6 +321,11 @@ class Validation:
                 "correction": f"Holm over {len(self.comparisons)} comparisons",
                 "behaviour": self.behaviour,
                 "first_difference": None if first is None else first.to_dict(),
+                "departure": self.departure(),
+                "departure_rule": "the earliest tested round from which every later tested round "
+                                  "has a rejected comparison (Holm, family-wise level alpha)",
+                "evidence": self.evidence(),
+                "rejected": [c.to_dict() for c in self.rejected],
                 "privacy": self.privacy, "privacy_note": self.privacy_note,
                 "regret": self.regret, "regret_note": self.regret_note,
                 "ok": self.ok,
@@ -236,39 +351,6 @@ def rounds_for(T: int, K: int) -> list[int]:
 
 
 # -- the validation -----------------------------------------------------------------------------
-
-class _Claiming:
-    """The candidate, presented to the audit with ALGO's claim and release rounds."""
-
-    def __init__(self, candidate: Any, claimed: Any, boundaries: list[int]) -> None:
-        self._candidate = candidate
-        self.K = candidate.K
-        self.feedback = getattr(candidate, "feedback", "bandit")
-        self.label = getattr(candidate, "label", "candidate")
-        self.claimed = claimed
-        self._boundaries = boundaries
-
-    def sample(self, table: Any, n: int, seed: int) -> np.ndarray:
-        return self._candidate.sample(table, n, seed)
-
-    def sample_many(self, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:
-        many = getattr(self._candidate, "sample_many", None)
-        return many(requests) if many else [self.sample(*r) for r in requests]
-
-    def parallelism(self) -> int:
-        return getattr(self._candidate, "parallelism", lambda: 1)()
-
-    def exact_model(self) -> None:
-        """A black box: no trajectory probabilities."""
-        return None
-
-    def epoch_boundaries(self, T: int) -> list[int]:
-        """ALGO's release rounds: where a faithful candidate releases, the pairs are placed."""
-        return [t for t in self._boundaries if t <= T]
-
-    def white_box(self) -> None:
-        return None
-
 
 def _single_runs(candidate: Any, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:
     """One ``sample`` call per request, in order. An external program with ``workers > 1`` gets
@@ -382,7 +464,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
              variant: str | None = None, params: dict[str, Any] | None = None,
              setting: str | None = None, means: Any = None, horizon: int = DEFAULT_HORIZON,
              runs: int = DEFAULT_RUNS, seed: int = 0, alpha: float = 0.05, power: float = 0.8,
-             audit_samples: int = 10_000, audit_horizon: int = 16,
+             audit_samples: int = 10_000, audit_horizon: int | None = None,
              progress: Callable[[str], None] | None = None,
              backend: str = "auto") -> Validation:
     """Validate ``candidate`` against the registered algorithm ``against`` (module docstring).
@@ -390,10 +472,10 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     Parameters
     ----------
     candidate
-        A mechanism with ``K``, ``feedback``, ``label`` and ``sample(table, n, seed)``:
-        :class:`~dpbandits.audit.adapters.PolicyMechanism`,
-        :class:`~dpbandits.audit.adapters.CallableMechanism` or
-        :class:`~dpbandits.audit.external.CommandMechanism`.
+        Anything :func:`dpbandits.candidates.load` accepts: a Python class or factory (built per
+        run for the problem K, T, epsilon, params), ``MODULE:OBJECT`` or ``FILE.py:OBJECT``, a
+        :class:`~dpbandits.candidates.Command`, or a mechanism with ``K``, ``feedback``,
+        ``label`` and ``sample(table, n, seed)``.
     against, variant, params
         The reference: registered algorithm ALGO, its variant (default: ALGO's default) and
         extra parameters.
@@ -409,7 +491,9 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         Family-wise level of the behavioural comparisons (also the audit's and the regret
         check's level), and the power at which detectable effects are reported.
     audit_samples, audit_horizon
-        Test runs per side of the privacy audit (0 skips it) and its horizon.
+        Test runs per side of the privacy audit (0 skips it) and its horizon (None: the horizon
+        that reaches ALGO's first data-dependent output,
+        :func:`dpbandits.validate.privacy.audit_horizon`).
     backend
         The engine's backend for the reference side (``auto``, ``reference`` or ``compiled``);
         ``reference`` when a compiled kernel is the candidate, as in its certificate.
@@ -428,19 +512,24 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     if cls.feedback == "semi":
         raise DPBanditsError(f"{against} is a matroid algorithm; validate covers bandit and "
                              "full-information algorithms")
-    for name in ("K", "sample"):
-        if not hasattr(candidate, name):
-            raise DPBanditsError(f"candidate must be an audit mechanism (PolicyMechanism, "
-                                 f"CallableMechanism or CommandMechanism); it has no {name!r}")
-    feedback = getattr(candidate, "feedback", "bandit")
-    if feedback != cls.feedback:
-        raise DPBanditsError(f"the candidate observes {feedback!r} feedback but {against} is a "
-                             f"{cls.feedback!r}-feedback algorithm")
     if cls.private:
         if epsilon is None:
             raise DPBanditsError(f"{against} is private: epsilon is required")
         epsilon = check_epsilon(epsilon)
-    else:
+    if setting is not None and means is not None:
+        raise DPBanditsError("give a setting or means, not both")
+    source = Bernoulli(np.asarray(means, dtype=float)) if means is not None else \
+        get_setting(setting or DEFAULT_SETTING).environment()
+    if not (hasattr(candidate, "K") and hasattr(candidate, "sample")):
+        from ..candidates import load
+
+        candidate = load(candidate, K=source.K, epsilon=epsilon if cls.private else None,
+                         params=params, feedback="full" if cls.feedback == "full" else "bandit")
+    feedback = getattr(candidate, "feedback", "bandit")
+    if feedback != cls.feedback:
+        raise DPBanditsError(f"the candidate observes {feedback!r} feedback but {against} is a "
+                             f"{cls.feedback!r}-feedback algorithm")
+    if not cls.private:
         epsilon = None
     T = check_positive_int(horizon, "horizon")
     runs = check_positive_int(runs, "runs", minimum=MIN_RUNS)
@@ -448,10 +537,6 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     alpha = check_probability(alpha, "alpha")
     power = check_probability(power, "power")
     audit_samples = check_positive_int(audit_samples, "audit_samples", minimum=0)
-    if setting is not None and means is not None:
-        raise DPBanditsError("give a setting or means, not both")
-    source = Bernoulli(np.asarray(means, dtype=float)) if means is not None else \
-        get_setting(setting or DEFAULT_SETTING).environment()
     K = source.K
     if candidate.K != K:
         raise DPBanditsError(f"the candidate has K = {candidate.K} arms but the setting has {K}")
@@ -503,21 +588,15 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     elif audit_samples == 0:
         result.privacy_note = "audit skipped (audit_samples = 0)"
     else:
-        from ..audit import audit
-        from ..audit.pairs import candidate_pairs, known_pairs
+        from .privacy import audit_against
 
-        audit_T = min(T, check_positive_int(audit_horizon, "audit_horizon"))
-        claim_source = RegistryMechanism(against, K, epsilon, reference.variant, params, T=audit_T)
-        boundaries = claim_source.epoch_boundaries(audit_T)
-        relation = claim_source.claimed.relation if claim_source.claimed else None
-        pairs = known_pairs(against, K, audit_T) + candidate_pairs(
-            K, audit_T, boundaries=boundaries, **({"relation": relation} if relation else {}))
-        say(f"privacy: audit against {against}'s claim ({audit_samples} test runs per side, "
-            f"{len(pairs)} candidate pairs, T = {audit_T})")
+        audit_T = None if audit_horizon is None else check_positive_int(audit_horizon, "audit_horizon")
+        claim_source = RegistryMechanism(against, K, epsilon, reference.variant, params,
+                                         T=audit_T or T)
         result.privacy_note = f"{against}'s claim: {claim_source.claim.summary()}"
-        result.audit = audit(_Claiming(candidate, claim_source.claimed, boundaries), pairs,
-                             samples=max(100, audit_samples), alpha=alpha, seed=_seed(s_audit),
-                             T=audit_T, progress=progress)
+        result.audit = audit_against(candidate, against, epsilon=epsilon, variant=reference.variant,
+                                     params=params, T=audit_T, samples=max(100, audit_samples),
+                                     alpha=alpha, seed=_seed(s_audit), progress=progress)
 
     say("regret: checks against the bounds")
     _check_regret(result, against, reference.variant, cls.needs_horizon, gaps)

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import DPBanditsError, check_positive_int
+from ..errors import check_positive_int
 
 __all__ = ["audit_against", "audit_observed", "Claiming", "first_dependent_round",
            "audit_horizon", "could_not_test", "blind_spots", "DESIGNED", "WINDOW", "AGAINST_SAMPLES"]
@@ -236,8 +236,8 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
 
     ``T`` (default: :func:`audit_horizon`) is the audited horizon. The event tester's
     Clopper-Pearson bound holds at confidence ``1 - alpha`` (one event tested on a fresh sample,
-    chosen with the pair on a selection sample of ``max(200, samples // 5)`` runs per side and
-    pair). The result's ``notes`` say how the horizon and the pairs were chosen.
+    chosen with the pair on a selection sample of ``max(2000, samples // 5)`` runs per side and
+    pair, or ``max(200, samples // 5)`` when the pairs are designed from the reference). The result's ``notes`` say how the horizon and the pairs were chosen.
     """
     from ..audit.mechanism import RegistryMechanism
     from ..audit.pairs import candidate_pairs, known_pairs
@@ -263,17 +263,25 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     boundaries = sorted(set(reference.epoch_boundaries(T)) | ({first - 1} if first and first > 1 else set()))
     relation = reference.claimed.relation if reference.claimed else None
     designed = DESIGNED.get(against, lambda *a: [])(K, T, epsilon, params)
-    pairs = designed + known_pairs(against, K, T) + candidate_pairs(
-        K, T, boundaries=boundaries, **({"relation": relation} if relation else {}))
-    notes.append(f"pairs: {len(designed)} designed from the reference, "
-                 f"{len(known_pairs(against, K, T))} known worst cases (docs/errata.md), "
-                 f"generic candidates at rounds {boundaries[:6]}{'...' if len(boundaries) > 6 else ''} "
-                 f"and 1, 2, 3, T/2, T")
+    known = known_pairs(against, K, T)
+    if designed:
+        # A worst case designed from the reference needs no search: only it and the known ones
+        # are screened, on a small selection sample (long horizons cost a candidate per round).
+        pairs, n_selection = designed + known, max(200, samples // 5)
+        notes.append(f"pairs: {len(designed)} designed from the reference and {len(known)} "
+                     f"known worst cases (docs/errata.md); selection {n_selection} runs per side")
+    else:
+        pairs = known + candidate_pairs(K, T, boundaries=boundaries,
+                                        **({"relation": relation} if relation else {}))
+        n_selection = max(2000, samples // 5)
+        notes.append(f"pairs: {len(known)} known worst cases (docs/errata.md) and generic "
+                     f"candidates at rounds {boundaries[:6]}{'...' if len(boundaries) > 6 else ''} "
+                     f"and 1, 2, 3, T/2, T")
     if progress:
         progress(f"privacy: {candidate.label} against {against}'s claim at T = {T}, "
                  f"{len(pairs)} candidate pairs, {samples} test runs per side")
     mechanism = Claiming(candidate, reference.claimed, boundaries, reference.claim)
-    return audit_observed(mechanism, pairs, samples=samples, n_selection=max(200, samples // 5),
+    return audit_observed(mechanism, pairs, samples=samples, n_selection=n_selection,
                           alpha=alpha, seed=seed, progress=progress, notes=tuple(notes))
 
 

@@ -67,33 +67,36 @@ class TestOutcome:
 def holm(p_values: list[float] | np.ndarray, alpha: float) -> list[bool]:
     """Holm's step-down procedure: which hypotheses are rejected at family-wise level ``alpha``.
 
-    The p-values are taken in increasing order; the i-th smallest (i = 0, 1, ...) is rejected when
-    it and every smaller one satisfy ``p <= alpha / (m - i)``. Family-wise error <= alpha under
-    any dependence (Holm 1979).
+    statsmodels' ``multipletests(method="holm")``: the p-values in increasing order, the i-th
+    smallest (i = 0, 1, ...) rejected when it and every smaller one satisfy ``p <= alpha / (m - i)``.
+    Family-wise error <= alpha under any dependence (Holm 1979).
     """
-    p = np.asarray(p_values, dtype=float)
+    p = _checked_p_values(p_values)
     if not 0 < alpha < 1:
         raise DPBanditsError(f"alpha must lie in (0, 1), got {alpha!r}")
-    if p.size and not np.all((p >= 0) & (p <= 1)):
-        raise DPBanditsError("p-values must lie in [0, 1]")
-    m = p.size
-    rejected = [False] * m
-    for rank, index in enumerate(np.argsort(p, kind="stable")):
-        if p[index] > alpha / (m - rank):
-            break
-        rejected[int(index)] = True
-    return rejected
+    if not p.size:
+        return []
+    from statsmodels.stats.multitest import multipletests
+
+    return [bool(r) for r in multipletests(p, alpha=alpha, method="holm")[0]]
 
 
 def holm_adjusted(p_values: list[float] | np.ndarray) -> np.ndarray:
-    """Holm-adjusted p-values: hypothesis i is rejected by :func:`holm` at alpha iff adjusted <= alpha."""
+    """Holm-adjusted p-values (statsmodels): hypothesis i is rejected by :func:`holm` at alpha
+    iff adjusted <= alpha."""
+    p = _checked_p_values(p_values)
+    if not p.size:
+        return np.empty(0)
+    from statsmodels.stats.multitest import multipletests
+
+    return np.asarray(multipletests(p, alpha=0.05, method="holm")[1], dtype=float)
+
+
+def _checked_p_values(p_values: list[float] | np.ndarray) -> np.ndarray:
     p = np.asarray(p_values, dtype=float)
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(stepped, 1.0)
-    return adjusted
+    if p.size and not np.all((p >= 0) & (p <= 1)):
+        raise DPBanditsError("p-values must lie in [0, 1]")
+    return p
 
 
 def mann_whitney(x: np.ndarray, y: np.ndarray) -> TestOutcome:

@@ -19,6 +19,9 @@ Deviations:
 1. The radius uses ln t with t the current round (as Tossou and Dimitrakakis write it), not
    Auer et al.'s ln(t - 1) (docs/errata.md#td-ucb-radius).
 2. Ties go to the lowest arm by default (docs/errata.md#td-ties); ``tie_break="random"`` is offered.
+3. l.2 plays the arms in increasing order by default; ``initial_order="random"`` plays them in a
+   uniformly random order per run (as some public implementations do), drawn when the policy is
+   built and only then, so the default draws nothing and stays bit-identical.
 """
 
 from __future__ import annotations
@@ -27,10 +30,14 @@ import math
 
 import numpy as np
 
+from ...errors import DPBanditsError
 from ..policy import PolicyBase
 from ..privacy import PrivacyClaim
 
-__all__ = ["UCB1"]
+__all__ = ["UCB1", "INITIAL_ORDERS"]
+
+INITIAL_ORDERS = ("first", "random")
+"""Order of the first K pulls: arms 0..K-1 (l.2), or a uniformly random permutation per run."""
 
 
 class UCB1(PolicyBase):
@@ -42,10 +49,16 @@ class UCB1(PolicyBase):
     private = False
 
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
-                 tie_break: str = "first") -> None:
+                 tie_break: str = "first", initial_order: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)
+        if initial_order not in INITIAL_ORDERS:
+            raise DPBanditsError(f"initial_order must be one of {INITIAL_ORDERS}, got {initial_order!r}")
+        self.initial_order = initial_order
         self.s = np.zeros((self.runs, self.K))  # s_a: reward sum of arm a
         self.n = np.zeros((self.runs, self.K))  # n_a: pulls of arm a before round t
+        # The arm of round t <= K in each run (deviation 3); no draw for the default order.
+        self.first_pulls = (np.argsort(self.rng.random((self.runs, self.K)), axis=1)
+                            if initial_order == "random" else None)
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -54,6 +67,8 @@ class UCB1(PolicyBase):
     # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
         if t <= self.K:
+            if self.first_pulls is not None:
+                return self.first_pulls[:, t - 1]                     # [l.2]
             return np.full(self.runs, t - 1)                          # [l.2]
         index = self.s / self.n + np.sqrt(2.0 * math.log(t) / self.n)  # [l.3]
         return self.argmax(index)
