@@ -11,7 +11,9 @@ nu_a = 0, every mechanism fed at every round, zeros for the arms not played). Bo
 
 **Bit-identity.** DP-UCB is bit-identical to the reference: the same releases (see
 :mod:`dpbandits.compiled.counters`), the same index s_a/n_a + sqrt(2 ln t / n_a) in the same order
-of operations, the same tie-breaks.
+of operations, the same tie-breaks. The index is evaluated with the reference's operations for
+the arms that can hold the maximum, the others being ruled out by a cheaper bound
+(:mod:`dpbandits.compiled.screen`), so the argmax is the reference's.
 
 DP-UCB-BOUND draws the same numbers and releases the same sums. Its nu_a needs log2 n_{a,t} (or
 ln n_{a,t}) of every arm's count: the reference takes it with NumPy's ``np.log2`` over the
@@ -34,6 +36,7 @@ from numba import njit
 
 from .counters import hybrid_from, hybrid_insert, is_power_of_two
 from .loop import argmax_first, argmax_random, bandit_round
+from .screen import TOL, screen_floor
 
 ALGORITHMS = ("dp-ucb-bound", "dp-ucb")
 
@@ -46,6 +49,8 @@ State = namedtuple("State", [
     "eps_B",
     "tree_ln",       # 1: nu_a counts tree levels with ln n (tree_log_base="e"); 0: log2 n
     "w",             # (R, K) nu_a / c_t = [n not a power of 2] log n / eps_B + 1/eps_L
+    "inv_n", "sqrt_inv_n",  # (R, K) 1/n_a and sqrt(1/n_a), for screening the arms
+    "approx", "magnitude",  # (K,) the screen of one run (see dpbandits.compiled.screen)
     "where", "items",  # the counters and items of one insertion
     "index", "random_ties", "rng", "keys",
 ])
@@ -58,35 +63,38 @@ def state_from(policy) -> State:
     tree_ln = int(bound and policy._tree_log is np.log)
     feed_all = 1 - bound
     state = State(hybrid_from(policy.H), policy.n, bound, feed_all, 1.0 / policy.eps_L,
-                  float(policy.eps_B), tree_ln, np.zeros((R, K)),
+                  float(policy.eps_B), tree_ln, np.zeros((R, K)), np.ones((R, K)),
+                  np.ones((R, K)), np.empty(K), np.empty(K),
                   np.arange(R * K) if feed_all else np.zeros(R, np.int64),
                   np.zeros(R * K) if feed_all else np.zeros(R),
                   np.empty((R, K)), int(policy.tie_break == "random"), policy.rng, np.empty(K))
     for r in range(R):
         for a in range(K):
-            _update_w(state, r, a)
+            _count_changed(state, r, a)
     return state
 
 
-@njit(cache=True)
-def _update_w(state, r, a):
-    """nu_a(t) / c_t for arm a after its count changed (eq. (2.2) at gamma = t^-4)."""
+@njit(cache=True, _nrt=False, inline="always")
+def _count_changed(state, r, a):
+    """Refresh what depends on n_{a,t} only: nu_a(t) / c_t (eq. (2.2) at gamma = t^-4)."""
     n = state.n[r, a]
     levels = 0.0
     if not is_power_of_two(n) and n > 0:                                         # [Alg.1 l.10]
         tree_log = math.log(n) if state.tree_ln else math.log2(n)
         levels = tree_log / state.eps_B
     state.w[r, a] = levels + state.inv_eps_L                                     # [Alg.1 l.11-13]
+    state.inv_n[r, a] = 1.0 / max(n, 1)
+    state.sqrt_inv_n[r, a] = math.sqrt(state.inv_n[r, a])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _log_4_t4(t):
     """ln(4 t^4), with 4 t^4 rounded once to a double as Python's math.log(int) does."""
     t2 = float(t * t)
     return math.log(4.0 * (t2 * t2))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def act(state, t, actions):
     R, K = state.n.shape
     if t <= K:
@@ -94,13 +102,23 @@ def act(state, t, actions):
             actions[r] = t - 1                                                   # [Alg.1 l.5]
         return
     two_log_t = 2.0 * math.log(t)
-    c = math.sqrt(8.0) * _log_4_t4(t)
-    value = state.H.value
+    sqrt_two_log_t = math.sqrt(two_log_t)
+    c = math.sqrt(8.0) * _log_4_t4(t) if state.bound else 0.0
+    s = state.H.value.reshape(R, K)                                              # [Alg.1 l.9]
     for r in range(R):
         for a in range(K):
+            mean = s[r, a] * state.inv_n[r, a]
+            radius = sqrt_two_log_t * state.sqrt_inv_n[r, a]
+            nu_term = c * state.w[r, a] * state.inv_n[r, a]
+            state.approx[a] = mean + radius + nu_term
+            state.magnitude[a] = abs(mean) + radius + nu_term
+        floor = screen_floor(state.approx, state.magnitude)
+        for a in range(K):
+            if state.approx[a] + TOL * state.magnitude[a] < floor:
+                state.index[r, a] = -np.inf
+                continue
             n = float(state.n[r, a])
-            s = value[r * K + a]                                                 # [Alg.1 l.9]
-            index = s / n + math.sqrt(two_log_t / n)                             # [Alg.1 l.14]
+            index = s[r, a] / n + math.sqrt(two_log_t / n)                       # [Alg.1 l.14]
             if state.bound:
                 index += c * state.w[r, a] / n
             state.index[r, a] = index
@@ -110,11 +128,12 @@ def act(state, t, actions):
             actions[r] = argmax_first(state.index, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def observe(state, t, actions, x):
     R, K = state.n.shape
     if state.feed_all:
-        state.items[:] = 0.0                                                     # [Alg.2 l.2]
+        for c in range(R * K):
+            state.items[c] = 0.0                                                 # [Alg.2 l.2]
         for r in range(R):
             state.items[r * K + actions[r]] = x[r]                               # [Alg.1 l.16]
     else:
@@ -124,11 +143,10 @@ def observe(state, t, actions, x):
     hybrid_insert(state.H, state.where, state.items, state.rng)
     for r in range(R):
         state.n[r, actions[r]] += 1
-        if state.bound:
-            _update_w(state, r, actions[r])
+        _count_changed(state, r, actions[r])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(state, sim, t0, t1):
     for t in range(t0, t1):
         act(state, t, sim.actions)

@@ -66,7 +66,7 @@ def state_from(policy) -> State:
                  np.empty(policy.K))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_release_point(state, W):
     """The release point after W (Alg.3 l.2 for ``constant``; Lemma B.1 for ``x``, ``y``).
 
@@ -85,7 +85,7 @@ def next_release_point(state, W):
             return w
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def _release(state, t):
     """Lines 7-9: refresh x_hat of the arms whose count is due for a release."""
     R, K = state.n.shape
@@ -105,7 +105,7 @@ def _release(state, t):
             state.releases[i, a] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def act(state, t, actions):
     R, K = state.n.shape
     if t <= K * state.f0:                                                        # [Alg.3 l.4]
@@ -130,7 +130,7 @@ def act(state, t, actions):
             actions[r] = argmax_first(index, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def observe(state, t, actions, x):
     for i in range(actions.shape[0]):
         a = actions[i]
@@ -143,7 +143,7 @@ def observe(state, t, actions, x):
             state.next_point[i, a] = next_release_point(state, state.next_point[i, a])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(state, sim, t0, t1):
     for t in range(t0, t1):
         act(state, t, sim.actions)

@@ -11,7 +11,8 @@ array just filled, as the reference does. The tree's p-sums are added in NumPy's
 over the reference's level axis, whose width grows as the reference's ``_make_room`` grows it
 (2, 4, 8, ...: the same for all runs of a block, so it is kept here as one number); the kernel's
 own p-sum arrays have room for 64 levels. The index is evaluated with the reference's operations
-in the same order.
+for the arms that can hold the maximum, the others being ruled out by a cheaper bound
+(:mod:`dpbandits.compiled.screen`), so the argmax is the reference's.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from numba import njit
 
 from .counters import binary_step
 from .loop import argmax_first, argmax_random, bandit_round
+from .screen import TOL, screen_floor
 
 ALGORITHMS = ("hybrid-ucb",)
 
@@ -42,6 +44,8 @@ State = namedtuple("State", [
     "level_offset",  # 0 (paper) or 1 (corrected): node scale 2(r + offset)/eps
     "epsilon",
     "full",          # (R,) 1 where the run's tree just filled
+    "inv_O", "sqrt_inv_O", "inv_eps_O",  # (R, K) 1/O_j, sqrt(1/O_j), 1/(eps O_j): for screening
+    "approx", "magnitude",  # (K,) the screen of one run (see dpbandits.compiled.screen)
     "index", "random_ties", "rng", "keys",
 ])
 
@@ -54,14 +58,24 @@ def state_from(policy) -> State:
     have = policy.alpha.shape[-1]
     alpha[:, :have] = policy.alpha.reshape(R * K, have)
     alpha_hat[:, :have] = policy.alpha_hat.reshape(R * K, have)
+    O = np.maximum(policy.O, 1)
     return State(policy.O, policy.r, policy.F_tilde, policy.F_sum, policy.B_tilde,
                  policy.mu_tilde, alpha, alpha_hat, np.array([have], np.int64),
                  float(policy._array_scale), int(policy._level_offset), float(policy.epsilon),
-                 np.zeros(R, np.int64), np.empty((R, K)), int(policy.tie_break == "random"),
+                 np.zeros(R, np.int64), 1.0 / O, np.sqrt(1.0 / O), 1.0 / (policy.epsilon * O),
+                 np.empty(K), np.empty(K), np.empty((R, K)), int(policy.tie_break == "random"),
                  policy.rng, np.empty(K))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def _count_changed(state, i, j):
+    O = state.O[i, j]
+    state.inv_O[i, j] = 1.0 / O
+    state.sqrt_inv_O[i, j] = math.sqrt(state.inv_O[i, j])
+    state.inv_eps_O[i, j] = 1.0 / (state.epsilon * O)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def act(state, t, actions):
     R, K = state.O.shape
     if t <= K:
@@ -70,9 +84,20 @@ def act(state, t, actions):
         return
     log_t = math.log2(t)
     radius = 3.0 * log_t
+    sqrt_radius = math.sqrt(radius)
     tree_term = 6.0 * math.sqrt(8.0) * log_t
     for r in range(R):
         for j in range(K):
+            mu = state.mu_tilde[r, j]
+            confidence = sqrt_radius * state.sqrt_inv_O[r, j]
+            noise_term = tree_term * state.r[r, j] * state.inv_eps_O[r, j]
+            state.approx[j] = mu + confidence + noise_term
+            state.magnitude[j] = abs(mu) + confidence + noise_term
+        floor = screen_floor(state.approx, state.magnitude)
+        for j in range(K):
+            if state.approx[j] + TOL * state.magnitude[j] < floor:
+                state.index[r, j] = -np.inf
+                continue
             O = float(state.O[r, j])
             state.index[r, j] = (state.mu_tilde[r, j] + math.sqrt(radius / O)   # [Alg.4 l.5]
                                  + tree_term * state.r[r, j] / (state.epsilon * O))
@@ -82,7 +107,7 @@ def act(state, t, actions):
             actions[r] = argmax_first(state.index, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def observe(state, t, actions, x):
     R, K = state.O.shape
     if t <= K:
@@ -91,12 +116,14 @@ def observe(state, t, actions, x):
             state.F_tilde[i, j] = x[i] + state.rng.laplace(0.0, state.array_scale)  # [Alg.4 l.2]
             state.mu_tilde[i, j] = state.F_tilde[i, j]
             state.O[i, j] = 1                                                    # [Alg.4 l.3]
+            _count_changed(state, i, j)
         return
     width = state.width[0]
     any_full = False
     for i in range(R):
         j = actions[i]
         state.O[i, j] += 1                                                       # [Alg.4 l.6]
+        _count_changed(state, i, j)
         state.F_sum[i, j] += x[i]
         r = state.r[i, j]
         tau = state.O[i, j] - (1 << r) + 1          # leaves of tree r now filled
@@ -126,7 +153,7 @@ def observe(state, t, actions, x):
         state.width[0] = max(levels, 2 * width)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(state, sim, t0, t1):
     for t in range(t0, t1):
         act(state, t, sim.actions)

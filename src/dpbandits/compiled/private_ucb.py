@@ -9,8 +9,10 @@ arrays, driven by :func:`dpbandits.compiled.counters.binary_insert`.
 
 **Bit-identity.** Bit-identical to the reference: the same Laplace draws in run order, the
 p-sums added in NumPy's pairwise order (:mod:`dpbandits.compiled.counters`), Gamma_t evaluated
-with the reference's scalar operations in the same order, the same index and tie-breaks. As in
-the reference, a round beyond the horizon T the algorithm was built for is an error.
+with the reference's scalar operations in the same order, the same tie-breaks. The index is
+evaluated with the reference's operations for the arms that can hold the maximum, the others
+being ruled out by a cheaper bound (:mod:`dpbandits.compiled.screen`), so the argmax is the
+reference's. As in the reference, a round beyond the horizon T it was built for is an error.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from numba import njit
 from ..errors import DPBanditsError
 from .counters import binary_from, binary_insert
 from .loop import argmax_first, argmax_random, bandit_round
+from .screen import TOL, screen_floor
 
 ALGORITHMS = ("private-ucb",)
 
@@ -35,6 +38,8 @@ State = namedtuple("State", [
     "gamma_at_t",    # 1: gamma = t^-4 (gamma_rule "t"); 0: gamma = T^-4
     "epsilon",
     "where",         # the trees of one insertion
+    "inv_n", "sqrt_inv_n",  # (R K,) 1/n_a and sqrt(1/n_a), for screening the arms
+    "approx", "magnitude",  # (K,) the screen of one run (see dpbandits.compiled.screen)
     "index", "random_ties", "rng", "keys",
 ])
 
@@ -47,20 +52,22 @@ def state_from(policy) -> State:
         depth = math.log(T) if policy.depth_log == "ln" else math.log2(T)
         K_depth2 = K * depth ** 2
         log_KTlogT = math.log(K * T * math.log(T))
+    inv_n = 1.0 / np.maximum(policy.trees.n, 1)
     return State(binary_from(policy.trees), T, K_depth2, log_KTlogT,
                  int(policy.gamma_rule == "t"), float(policy.epsilon),
-                 np.zeros(policy.runs, np.int64), np.empty((policy.runs, K)),
-                 int(policy.tie_break == "random"), policy.rng, np.empty(K))
+                 np.zeros(policy.runs, np.int64), inv_n, np.sqrt(inv_n), np.empty(K),
+                 np.empty(K), np.empty((policy.runs, K)), int(policy.tie_break == "random"),
+                 policy.rng, np.empty(K))
 
 
-@njit(cache=True)
-def Gamma(state, t):
+@njit(cache=True, _nrt=False, inline="always")
+def Gamma(state, log_t):
     """Gamma_t = K log^2(T) (ln(K T ln T) + 4 ln(1/gamma)) / eps, gamma = t^-4 or T^-4 (l.5)."""
-    log_inv_gamma = 4.0 * math.log(t if state.gamma_at_t else state.T)
+    log_inv_gamma = 4.0 * (log_t if state.gamma_at_t else math.log(state.T))
     return state.K_depth2 * (state.log_KTlogT + log_inv_gamma) / state.epsilon
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def act(state, t, actions):
     R, K = state.index.shape
     if t > state.T:
@@ -69,13 +76,25 @@ def act(state, t, actions):
         for r in range(R):
             actions[r] = t - 1                                                   # [Alg.1 l.4]
         return
-    two_log_t = 2.0 * math.log(t)
-    Gamma_t = Gamma(state, t)
-    n_all, value = state.trees.n, state.trees.value
+    log_t = math.log(t)
+    two_log_t = 2.0 * log_t
+    sqrt_two_log_t = math.sqrt(two_log_t)
+    Gamma_t = Gamma(state, log_t)
+    n_all, value = state.trees.n, state.trees.value                             # [Alg.1 l.7]
     for r in range(R):
         for a in range(K):
+            mean = value[r * K + a] * state.inv_n[r * K + a]
+            radius = sqrt_two_log_t * state.sqrt_inv_n[r * K + a]
+            relaxation = Gamma_t * state.inv_n[r * K + a]
+            state.approx[a] = mean + radius + relaxation
+            state.magnitude[a] = abs(mean) + radius + relaxation
+        floor = screen_floor(state.approx, state.magnitude)
+        for a in range(K):
+            if state.approx[a] + TOL * state.magnitude[a] < floor:
+                state.index[r, a] = -np.inf
+                continue
             n = float(n_all[r * K + a])
-            state.index[r, a] = (value[r * K + a] / n + math.sqrt(two_log_t / n)  # [Alg.1 l.7-8]
+            state.index[r, a] = (value[r * K + a] / n + math.sqrt(two_log_t / n)  # [Alg.1 l.8]
                                  + Gamma_t / n)
         if state.random_ties:
             actions[r] = argmax_random(state.index, r, state.rng, state.keys)
@@ -83,16 +102,20 @@ def act(state, t, actions):
             actions[r] = argmax_first(state.index, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def observe(state, t, actions, x):
     R, K = state.index.shape
     for r in range(R):
         state.where[r] = r * K + actions[r]
     if not binary_insert(state.trees, state.where, x, state.rng):               # [Alg.1 l.4, l.9]
         raise DPBanditsError("private-ucb: a tree holds at most T items")
+    for r in range(R):
+        c = state.where[r]
+        state.inv_n[c] = 1.0 / state.trees.n[c]
+        state.sqrt_inv_n[c] = math.sqrt(state.inv_n[c])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(state, sim, t0, t1):
     for t in range(t0, t1):
         act(state, t, sim.actions)
