@@ -183,3 +183,40 @@ def test_block_boundary_and_workers_do_not_change_the_result():
     assert np.array_equal(one.pseudo_regret, two.pseudo_regret)
     assert np.array_equal(one.pulls, two.pulls)
     assert np.array_equal(one.pseudo_regret, reference.pseudo_regret)
+
+
+def _plant_near_ties(policy, shift: int) -> None:
+    """Arms 1 and 3 tie exactly; arm 0 has arm 1's count and a sum ``shift`` ulps away."""
+    R, K = policy.runs, policy.K
+    counts = np.tile([9, 9, 30, 9], (R, 1))
+    sums = np.tile([0.0, 5.3, 3.0, 5.3], (R, 1))
+    sums[:, 0] = sums[:, 1]
+    for _ in range(abs(shift)):
+        sums[:, 0] = np.nextafter(sums[:, 0], np.sign(shift) * np.inf)
+    if policy.name in ("dp-ucb-bound", "dp-ucb"):
+        policy.n[:] = counts
+        policy.H._value[:] = sums.ravel()
+    elif policy.name == "private-ucb":
+        policy.trees.n[:] = counts.ravel()
+        policy.trees._value[:] = sums.ravel()
+    else:
+        policy.O[:] = counts
+        policy.r[:] = 3
+        policy.mu_tilde[:] = sums / counts
+
+
+@pytest.mark.parametrize("tie_break", ["first", "random"])
+@pytest.mark.parametrize("name, kwargs", [("dp-ucb-bound", {}), ("dp-ucb", {}),
+                                          ("private-ucb", {"T": 100}), ("hybrid-ucb", {})])
+def test_screened_argmax_is_the_references_at_exact_and_near_ties(name, kwargs, tie_break):
+    """Indices equal or a few ulps apart: the arms the screen keeps are compared exactly."""
+    from dpbandits.compiled import KernelPolicy
+
+    factory = spec(name, 4, epsilon=1.0, tie_break=tie_break, **kwargs)
+    for shift in range(-3, 4):
+        reference, twin = factory(5, np.random.default_rng(shift + 3)), factory(5, np.random.default_rng(shift + 3))
+        _plant_near_ties(reference, shift)
+        _plant_near_ties(twin, shift)
+        kernel = KernelPolicy(twin)
+        for t in (37, 38):
+            assert np.array_equal(reference.act(t), kernel.act(t))
