@@ -88,14 +88,20 @@ class Comparison:
     """Candidate's mean (pulls, regret) or most frequent arm (action)."""
     reference: float
     rejected: bool
+    horizon: int = 0
+    """The validation's horizon T (0 when unknown: every fresh pull or regret row is an outcome)."""
 
     @property
     def kind(self) -> str:
-        """``outcome`` for pull counts and regret on fresh tables (what a user of the algorithm
-        gets, averaged over the environment); ``path`` for every comparison on the fixed table
-        (the law of the trajectory given one table) and for the arm played in a given round
-        (the trajectory itself, which tie breaking and the order of the first pulls change)."""
-        return "outcome" if self.sample == "fresh" and self.quantity != "action" else "path"
+        """``outcome`` for pull counts and regret on fresh tables from checkpoint T/8 on (what a
+        user of the algorithm gets, averaged over the environment); ``path`` for every
+        comparison on the fixed table (the law of the trajectory given one table), for the arm
+        played in a given round (the trajectory itself, which tie breaking and the order of the
+        first pulls change) and for the checkpoint 2K just after the first pulls of every arm
+        (how the initial exploration went, where ties between arms pulled once are frequent)."""
+        early = self.t < self.horizon // 8 if self.horizon else False
+        return ("outcome" if self.sample == "fresh" and self.quantity != "action" and not early
+                else "path")
 
     @property
     def summary_statistic(self) -> str:
@@ -262,7 +268,7 @@ class Validation:
                  f"{self.alpha:g}; detectable effects at {100 * self.power:g}% power, level alpha/m)"]
         for kind, facts in self.evidence().items():
             what = ("path comparisons (the fixed table; the arm played in given rounds)" if kind == "path"
-                    else "outcome comparisons (fresh tables: pull counts and regret)")
+                    else "outcome comparisons (fresh tables: pull counts and regret from T/8 on)")
             departs = facts["departure"]
             lines.append(f"  {what}: {facts['rejected']} of {facts['comparisons']} rejected"
                          + (f"; departs from round {departs} on (every later tested round rejected)"
@@ -391,19 +397,19 @@ def _compare(sample: str, cand: np.ndarray, ref: np.ndarray, gaps: np.ndarray, K
     for t in checkpoints_for(T, K):
         for a in range(K):
             x, y = pulls_c[:, t - 1, a], pulls_r[:, t - 1, a]
-            rows.append(dict(sample=sample, quantity=f"pulls of arm {a}", t=t,
+            rows.append(dict(sample=sample, quantity=f"pulls of arm {a}", t=t, horizon=T,
                              outcome=st.mann_whitney(x, y), x=x, y=y,
                              candidate=float(x.mean()), reference=float(y.mean())))
     for t in rounds_for(T, K):
         x, y = cand[:, t - 1], ref[:, t - 1]
-        rows.append(dict(sample=sample, quantity="action", t=t,
+        rows.append(dict(sample=sample, quantity="action", t=t, horizon=T,
                          outcome=st.homogeneity(x, y, K, rng), x=None, y=None,
                          n_total=x.size + y.size,
                          candidate=float(np.bincount(x, minlength=K).argmax()),
                          reference=float(np.bincount(y, minlength=K).argmax())))
     for t in checkpoints_for(T, K):
         x, y = regret_c[:, t - 1], regret_r[:, t - 1]
-        rows.append(dict(sample=sample, quantity="regret", t=t, outcome=st.mann_whitney(x, y),
+        rows.append(dict(sample=sample, quantity="regret", t=t, horizon=T, outcome=st.mann_whitney(x, y),
                          x=x, y=y, candidate=float(x.mean()), reference=float(y.mean())))
     return rows
 
@@ -429,7 +435,7 @@ def _corrected(rows: list[dict[str, Any]], alpha: float, power: float) -> list[C
             statistic=float(outcome.statistic), p_value=float(outcome.p_value),
             p_holm=float(p_holm), effect=float(outcome.effect), detectable=float(detectable),
             detectable_shift=float(shift), candidate=row["candidate"], reference=row["reference"],
-            rejected=bool(reject)))
+            rejected=bool(reject), horizon=int(row["horizon"])))
     return comparisons
 
 

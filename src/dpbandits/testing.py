@@ -1,0 +1,102 @@
+"""Assertions for a user's own test suite: a privacy check or a conformance check in two lines.
+
+::
+
+    from dpbandits.testing import assert_private
+    assert_private(MyDPSE, against="dp-se", epsilon=1)
+
+``candidate`` is anything :func:`dpbandits.candidates.load` accepts: a class or factory (built
+per run as ``OBJECT(K, T, epsilon, rng)``, ``OBJECT(problem, rng)`` or ``OBJECT(rng)``),
+``MODULE:OBJECT`` or ``FILE.py:OBJECT``, a :class:`~dpbandits.candidates.Command`, or a mechanism.
+Both functions use a fixed seed by default, so a test gives the same answer on every run, and
+raise :class:`AssertionError` whose message is the verdict with its numbers and the false-alarm
+probability; bad input raises :class:`~dpbandits.errors.DPBanditsError` as everywhere else.
+
+* :func:`assert_private` audits the candidate against ALGO's claim at ``epsilon``
+  (:func:`dpbandits.validate.privacy.audit_against`: ALGO's worst-case pairs and a horizon that
+  reaches its first data-dependent output). It fails when the Clopper-Pearson lower bound on
+  epsilon exceeds the claim: for a candidate that keeps the claim, this happens with probability
+  at most ``alpha`` over the seed. It also fails when the audit could not test (the output never
+  varied over the pair): a privacy test that saw nothing must not pass silently.
+* :func:`assert_conforms` runs :func:`dpbandits.validate.validate` without the audit (unless
+  ``audit=True``) and fails unless the behaviour conforms (Holm over every comparison at
+  family-wise level ``alpha``: a candidate with the reference's output law fails with probability
+  at most ``alpha``). ``outcome_only=True`` also accepts "conforms in outcome, differs in path".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .errors import DPBanditsError
+
+__all__ = ["assert_private", "assert_conforms"]
+
+
+def assert_private(candidate: Any, against: str, epsilon: float = 1.0, *, K: int | None = None,
+                   params: Mapping[str, Any] | None = None, horizon: int | None = None,
+                   samples: int | None = None, alpha: float = 0.05, seed: int = 0,
+                   workers: int = 1):
+    """Fail unless ``candidate`` is consistent with ALGO's privacy claim at ``epsilon``.
+
+    ``K`` (default: the arms of ALGO's known worst cases, else 2), ``horizon`` (default: derived
+    from the reference) and ``samples`` (test runs per side, default
+    :data:`~dpbandits.validate.privacy.AGAINST_SAMPLES`) set the audit's size. Returns the
+    :class:`~dpbandits.audit.result.AuditResult` when the check passes.
+    """
+    from .audit.pairs import DEFAULT_ARMS
+    from .candidates import load
+    from .reference import get
+    from .reference.registry import canonical
+    from .validate.privacy import AGAINST_SAMPLES, audit_against, could_not_test
+
+    against = canonical(against)
+    cls = get(against)
+    if not cls.private:
+        raise DPBanditsError(f"{against} makes no privacy claim: there is nothing to assert")
+    K = K or DEFAULT_ARMS.get(against, 2)
+    mechanism = load(candidate, K=K, epsilon=epsilon, params=params, feedback=cls.feedback,
+                     workers=workers)
+    result = audit_against(mechanism, against, epsilon=epsilon, params=dict(params or {}),
+                           T=horizon, samples=samples or AGAINST_SAMPLES, alpha=alpha, seed=seed)
+    counts = result.counts
+    where = (f"pair: {result.pair['description']} (T = {result.pair['T']}, K = {result.pair['K']}); "
+             f"event in {counts.get('in_S_D0')} of {counts.get('n_D0')} runs on D0 and "
+             f"{counts.get('in_S_D1')} of {counts.get('n_D1')} on D1; seed {seed}")
+    if result.verdict == "violation":
+        raise AssertionError(
+            f"privacy VIOLATION of {against}'s claim: {result.summary()}. {where}. A candidate "
+            f"that keeps the claim fails this check with probability at most alpha = {alpha:g}.")
+    reason = could_not_test(result)
+    if reason is not None:
+        raise AssertionError(f"privacy COULD NOT BE TESTED against {against}'s claim: {reason}. "
+                             f"{where}")
+    return result
+
+
+def assert_conforms(candidate: Any, against: str, epsilon: float | None = None, *,
+                    params: Mapping[str, Any] | None = None, setting: str | None = None,
+                    means: Any = None, horizon: int = 1000, runs: int = 200, seed: int = 0,
+                    alpha: float = 0.05, audit: bool = False, outcome_only: bool = False,
+                    backend: str = "auto"):
+    """Fail unless ``candidate``'s behaviour conforms to ALGO's (and, with ``audit``, unless its
+    privacy audit is consistent). Returns the :class:`~dpbandits.validate.Validation`."""
+    from .validate import validate
+    from .validate.core import PATH_ONLY
+
+    result = validate(candidate, against, epsilon=epsilon, params=dict(params or {}),
+                      setting=setting, means=means, horizon=horizon, runs=runs, seed=seed,
+                      alpha=alpha, audit_samples=10_000 if audit else 0, backend=backend)
+    accepted = ("conforms", PATH_ONLY) if outcome_only else ("conforms",)
+    failures = []
+    if result.behaviour not in accepted:
+        failures.append(f"behaviour {result.behaviour.upper()}")
+    if audit and result.privacy in ("violation", "could not test"):
+        failures.append(f"privacy {result.privacy.upper()}")
+    if failures:
+        raise AssertionError(
+            f"{' and '.join(failures)} against {against} (seed {seed}; a candidate with the "
+            f"reference's output law fails the behaviour check with probability at most "
+            f"alpha = {alpha:g}, Holm over {len(result.comparisons)} comparisons)\n"
+            f"{result.summary()}")
+    return result
