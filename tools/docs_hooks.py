@@ -43,6 +43,9 @@ TAG = re.compile(r"#\s*(\[(?:[A-Za-z./0-9]+ )?l\.[^\]]*\])")
 AUDIT_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "audit-claims.json"
 KERNEL_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "kernel-certificates.json"
 SIZE = dict(horizon=2 ** 14, runs=10, seed=0, epsilon=1.0)
+SIMULATION_SECONDS = 5.0
+"""Estimated seconds (runs x T / 1e7 on the compiled backend) an algorithm page's simulation may
+take when its horizon is raised to where vacuous bounds become informative."""
 SETTING = {"bandit": "hu2021-setting2", "full": "hu-journal-thm12"}
 
 
@@ -140,21 +143,35 @@ def _condition(bound) -> str:
 
 
 def _simulation(name: str, setting: str) -> list[str]:
-    from dpbandits.bounds.simulated import check_algorithm, plot
+    from dpbandits.bounds.simulated import check_algorithm, informative_horizons, plan_horizons, plot
 
-    report, _ = check_algorithm(name, setting=setting, **SIZE)
+    starts = informative_horizons(name, setting=setting, epsilon=SIZE["epsilon"])
+    horizons, _ = plan_horizons({name: starts}, SIZE["horizon"], SIZE["runs"], SIMULATION_SECONDS)
+    size = {**SIZE, "horizon": horizons[name]}
+    report, _ = check_algorithm(name, setting=setting, **size)
     if not report.checks:
         return [f"*No explicit bound could be evaluated on `{setting}` (see above).*", ""]
     path = Path(_Temp.path())
     plot(report, path)
     image = base64.b64encode(path.read_bytes()).decode()
-    lines = [f"Simulated (default variant) on `{setting}` with epsilon = {SIZE['epsilon']:g}, T = {SIZE['horizon']}, "
-             f"{SIZE['runs']} runs, seed {SIZE['seed']} (reproduce with `dpbandits bounds {name} "
-             f"--setting {setting} --horizon {SIZE['horizon']} --runs {SIZE['runs']}`):", "",
-             "| bound | verdict | mean regret / bound at T |", "|---|---|---:|"]
+    lines = [f"Simulated (default variant) on `{setting}` with epsilon = {size['epsilon']:g}, T = {size['horizon']}, "
+             f"{size['runs']} runs, seed {size['seed']} (reproduce with `dpbandits bounds {name} "
+             f"--setting {setting} --horizon {size['horizon']} --runs {size['runs']}`). T is "
+             f"{SIZE['horizon']}, raised to twice the horizon from which a bound vacuous there "
+             f"becomes informative where the runs fit in about {SIMULATION_SECONDS:g} s on the "
+             "compiled backend. A check is "
+             "`vacuous at this size` when its bound is at least T x largest gap, the largest regret "
+             "any algorithm can have, at every checked round: no run could violate it there. The "
+             "last column is the smallest horizon from which the bound is informative "
+             "([how it is found](../bounds.md#when-a-check-can-fail)).", "",
+             "| bound | verdict | mean regret / bound at T | informative from T |",
+             "|---|---|---:|---:|"]
     for check in report.checks:
-        lines.append(f"| `{check.bound}` | {check.verdict} | {check.final_ratio:.3g} |")
-    lines += ["", f"![{name}: simulated regret against its bounds](data:image/png;base64,{image})", ""]
+        start = check.informative_from
+        lines.append(f"| `{check.bound}` | {check.verdict} | {check.final_ratio:.3g} "
+                     f"| {start if start is not None else 'never (up to 1e9)'} |")
+    lines += ["", *report.informative_lines(), "",
+              f"![{name}: simulated regret against its bounds](data:image/png;base64,{image})", ""]
     return lines
 
 

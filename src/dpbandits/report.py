@@ -36,13 +36,16 @@ __all__ = ["report", "BUDGETS", "Part"]
 
 BUDGETS: dict[str, dict[str, Any]] = {
     "tiny": dict(audit_samples=2_000, audit_int_samples=20_000, bounds_horizon=2 ** 10,
-                 bounds_runs=4, reproduce_size="tiny", experiments=("tossou2016-fig2a",)),
+                 bounds_runs=4, bounds_seconds=0.5, reproduce_size="tiny",
+                 experiments=("tossou2016-fig2a",)),
     "default": dict(audit_samples=20_000, audit_int_samples=500_000, bounds_horizon=2 ** 15,
-                    bounds_runs=20, reproduce_size="small", experiments=None),
+                    bounds_runs=20, bounds_seconds=90.0, reproduce_size="small", experiments=None),
     "full": dict(audit_samples=100_000, audit_int_samples=2_000_000, bounds_horizon=2 ** 18,
-                 bounds_runs=50, reproduce_size="default", experiments=None),
+                 bounds_runs=50, bounds_seconds=1200.0, reproduce_size="default", experiments=None),
 }
-"""What each budget runs. ``experiments=None`` means every reproduction target."""
+"""What each budget runs. ``experiments=None`` means every reproduction target.
+``bounds_seconds`` is the bounds part's estimated simulation time (runs x T / 1e7 s on the
+compiled backend), spent on raising horizons to where vacuous bounds become informative."""
 
 PARTS = ("algorithms", "audit", "bounds", "reproduce")
 
@@ -118,35 +121,65 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
 def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
                backend: str = "auto") -> Part:
     from .bounds import BOUNDS
-    from .bounds.simulated import check_algorithm, plot
+    from .bounds.check import estimated_seconds
+    from .bounds.simulated import check_algorithm, informative_horizons, plan_horizons, plot
     from .reference import get
 
     names = sorted({tag.partition(":")[0] for b in BOUNDS.values() for tag in b.algorithms
                     if b.is_explicit() and b.kind in ("upper", "lower") and b.status != "flawed"})
-    sections, files, held, violated, skipped = [], [], [], [], []
-    for i, name in enumerate(names):
-        cls = get(name)
-        if cls.feedback == "semi":
+    settings, skipped = {}, []
+    for name in names:
+        feedback = get(name).feedback
+        if feedback == "semi":
             skipped.append(name)
-            continue
-        setting = "hu2021-setting2" if cls.feedback == "bandit" else "hu-journal-thm12"
-        say(f"bounds [{i + 1}/{len(names)}] {name}")
-        report, _ = check_algorithm(name, setting=setting, horizon=budget["bounds_horizon"],
-                                    runs=budget["bounds_runs"], seed=seed, client=client,
-                                    workers=workers, backend=backend)
+        else:
+            settings[name] = "hu2021-setting2" if feedback == "bandit" else "hu-journal-thm12"
+    base, runs = budget["bounds_horizon"], budget["bounds_runs"]
+    informative = {name: informative_horizons(name, setting=setting)
+                   for name, setting in settings.items()}
+    # The plan assumes the compiled backend's speed; on the reference backend only the base runs.
+    seconds = budget["bounds_seconds"] if backend != "reference" else 0.0
+    horizons, planned = plan_horizons(informative, base, runs, seconds)
+    sections, files, held, violated, vacuous, rows = [], [], [], [], [], []
+    for i, (name, setting) in enumerate(settings.items()):
+        say(f"bounds [{i + 1}/{len(settings)}] {name} at T = {horizons[name]}")
+        report, _ = check_algorithm(name, setting=setting, horizon=horizons[name], runs=runs,
+                                    seed=seed, client=client, workers=workers, backend=backend)
         image = out / f"bounds-{name}.png"
         if report.checks:
             plot(report, image)
             files.append(image.name)
         for check in report.checks:
-            (held if check.verdict == "holds" else violated if check.verdict == "violated"
-             else skipped).append(f"{name}: {check.bound}")
-        sections.append(report.to_markdown() + (f"\n\n![{name}]({image.name})" if report.checks else ""))
-    intro = (f"Simulated at T = {budget['bounds_horizon']}, {budget['bounds_runs']} runs, "
-             "epsilon = 1, on `hu2021-setting2` (bandits) or `hu-journal-thm12` (full "
-             "information). Matroid bounds are not simulated here.")
-    return Part("bounds", intro + "\n\n" + "\n\n".join(sections),
-                {"held": held, "violated": violated, "not_simulated": skipped}, files)
+            label = f"{name}: {check.bound}"
+            if check.verdict == "holds":
+                held.append(label)
+            elif check.verdict == "violated":
+                violated.append(label)
+            elif check.verdict == "vacuous at this size":
+                vacuous.append(label)
+            T = check.informative_from
+            rows.append(f"| [`{name}`](algorithms/{name}.md) | `{check.bound}` | {check.kind} "
+                        f"| {horizons[name]} | {check.verdict} "
+                        f"| {T if T is not None else 'never (up to 1e9)'} "
+                        f"| {'-' if T is None else f'{estimated_seconds(runs, 2 * T):.3g}'} |")
+        sections.append(f"### {name}\n\n" + report.to_markdown()
+                        + (f"\n\n![{name}]({image.name})" if report.checks else ""))
+    table = ["| algorithm | bound | kind | simulated T | verdict | informative from T "
+             f"| estimated s for {runs} runs at twice that T |",
+             "|---|---|---|---:|---|---:|---:|", *rows]
+    intro = (f"{runs} runs, epsilon = 1, on `hu2021-setting2` (bandits) or `hu-journal-thm12` "
+             f"(full information), seed {seed}. Each algorithm is simulated at T = {base}, raised "
+             "to twice the horizon from which a bound that is vacuous there becomes informative "
+             "(an upper bound below T x largest gap, the largest expected regret possible; a "
+             "lower bound above 0), cheapest first, while the estimated cost (runs x T / 1e7 s "
+             f"on the compiled backend) stays within this budget's {seconds:g} s (planned: "
+             f"{planned:.3g} s). A check is `vacuous at this size` when no run could have "
+             "violated its bound at any checked round: it says nothing about the bound, and "
+             "the table gives the horizon that would test it. Matroid bounds are not simulated "
+             "here.")
+    return Part("bounds", intro + "\n\n" + "\n".join(table) + "\n\n" + "\n\n".join(sections),
+                {"held": held, "violated": violated, "vacuous": vacuous, "not_simulated": skipped},
+                files)
 
 
 def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
@@ -239,7 +272,7 @@ SUMMARY_KEYS: dict[str, dict[str, type]] = {
     "algorithms": {"algorithms": int, "variants": int},
     "audit": {"audits": int, "violations": list, "consistent": list, "controls": dict,
               "false_but_not_detected": list},
-    "bounds": {"held": list, "violated": list, "not_simulated": list},
+    "bounds": {"held": list, "violated": list, "vacuous": list, "not_simulated": list},
     "reproduce": {"supported": list, "not_supported": list, "not_testable": list},
 }
 """The summary each part must carry: key and type (a cached part is checked against it)."""
@@ -317,9 +350,13 @@ def summary(parts: list[Part]) -> list[str]:
                      + ", ".join(f"`{m}` {v}" for m, v in s["controls"].items()) + ".")
     if "bounds" in by:
         s = by["bounds"]
-        lines.append(f"- **Regret bounds**: {len(s['held'])} checks respected, "
-                     f"{len(s['violated'])} violated"
+        lines.append(f"- **Regret bounds**: {len(s['held'])} checks respected where a run could "
+                     f"have violated them, {len(s['violated'])} violated"
                      + (": " + ", ".join(f"`{v}`" for v in s["violated"]) if s["violated"] else "")
+                     + f", {len(s['vacuous'])} vacuous at the largest size this budget affords "
+                     "(no run could violate them there; the bounds part gives the horizon from "
+                     "which each becomes informative)"
+                     + (": " + ", ".join(f"`{v}`" for v in s["vacuous"]) if s["vacuous"] else "")
                      + ".")
     if "reproduce" in by:
         s = by["reproduce"]

@@ -167,6 +167,20 @@ def test_bounds_for_lists_upper_bounds_first():
     assert bounds_for("dp-se", explicit=True) == [b for b in found if b.is_explicit()]
 
 
+@pytest.mark.exact
+def test_cli_says_vacuous_gives_the_informative_horizon_and_exits_3(tmp_path, capsys):
+    """UCB1's bound on means (0.9, 0.6) is below 0.3 T only from T = 569: at T = 200 no run could
+    violate it, so nothing was tested (status 3), and the output says where it could fail."""
+    status = main(["bounds", "ucb1", "--means", "0.9", "0.6", "--horizon", "200", "--runs", "5",
+                   "--out", str(tmp_path)])
+    assert status == 3
+    printed = capsys.readouterr().out
+    assert "**vacuous at this size**" in printed and "informative from T = 569" in printed
+    assert "--means 0.9 0.6 --horizon 1138 --runs 5" in printed
+    data = json.loads((tmp_path / "bounds-ucb1.json").read_text())
+    assert data["vacuous"] == ["prior.ucb1"] and data["checks"][0]["informative_from"] == 569
+
+
 @pytest.mark.smoke
 def test_cli_writes_plot_json_and_markdown(tmp_path, capsys):
     status = main(["bounds", "ucb1", "--means", "0.9", "0.6", "--horizon", "2000", "--runs", "5",

@@ -2,7 +2,10 @@
 
 Every explicit bound about the algorithm (``bounds_for(ALGO, variant, explicit=True)``) is
 checked at every checkpoint (:func:`dpbandits.bounds.check_regret`); bounds with only O(.)
-constants or free constants are listed as not checkable, with the reason.
+constants or free constants are listed as not checkable, with the reason. A check whose bound is
+vacuous at the simulated size says so and gives the smallest horizon from which it is informative
+(:func:`informative_horizons` computes these without simulating), so that the check can be run
+where it could fail.
 """
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ import numpy as np
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
 from ..files import atomic_write as _atomic_write
 from . import bounds_for
-from .check import BoundCheck, RegretCurve, check_regret
+from .check import VACUOUS, BoundCheck, RegretCurve, check_regret, estimated_seconds, informative_horizon
 from .core import Bound
 
-__all__ = ["check_algorithm", "BoundsReport", "plot"]
+__all__ = ["check_algorithm", "informative_horizons", "plan_horizons", "BoundsReport", "plot"]
 
 
 class BoundsReport:
@@ -30,6 +33,12 @@ class BoundsReport:
         self.means, self.curve, self.checks, self.skipped = means, curve, checks, skipped
         self.backend = "reference"
         """The engine's backend that simulated the runs."""
+        self.instance = ""
+        """The command-line options that name the instance (``--setting NAME`` or ``--means ...``)."""
+
+    @property
+    def vacuous(self) -> list[BoundCheck]:
+        return [c for c in self.checks if c.verdict == VACUOUS]
 
     @property
     def violated(self) -> list[BoundCheck]:
@@ -40,6 +49,7 @@ class BoundsReport:
                 "means": self.means.tolist(), "runs": self.curve.runs,
                 "horizon": int(self.curve.checkpoints[-1]), "backend": self.backend,
                 "checks": [c.to_dict() for c in self.checks],
+                "vacuous": [c.bound for c in self.vacuous],
                 "not_checked": [{"bound": b.key, "why": why} for b, why in self.skipped]}
 
     def to_markdown(self) -> str:
@@ -51,9 +61,30 @@ class BoundsReport:
             lines.append("No explicit bound applies to this algorithm.")
         for check in self.checks:
             lines += [check.to_markdown(every=max(1, len(check.rows) // 8)), ""]
+        lines += self.informative_lines()
         for bound, why in self.skipped:
             lines.append(f"- not checked: {bound.key} ({bound.title}): {why}")
         return "\n".join(lines)
+
+    def informative_lines(self) -> list[str]:
+        """For each vacuous check: where it becomes informative, and the command that checks it
+        there with its estimated cost on the compiled backend."""
+        lines = []
+        for check in self.vacuous:
+            if check.informative_from is None:
+                lines.append(f"- {check.bound} is vacuous at this size and at every horizon up to "
+                             f"{check.searched_to:.0e}: no simulation dpbandits runs can test it.")
+                continue
+            T = check.informative_from
+            command = (f"dpbandits bounds {self.algorithm}"
+                       + (f" --variant {self.variant}" if self.variant else "")
+                       + f" --epsilon {self.epsilon:g} {self.instance} --horizon {2 * T} "
+                         f"--runs {self.curve.runs}").replace("  ", " ")
+            lines.append(f"- {check.bound} is vacuous at T = {int(self.curve.checkpoints[-1])}; "
+                         f"informative from T = {T}. To check it where it could fail: `{command}` "
+                         f"(about {estimated_seconds(self.curve.runs, 2 * T):.3g} s on the compiled "
+                         "backend).")
+        return lines
 
 
 def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None = None,
@@ -66,71 +97,131 @@ def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None
     Returns the report and the simulation result. The setting's environment (default
     ``hu2021-setting2``) or Bernoulli ``means`` give the gaps the instance-dependent bounds use.
     """
-    from ..reference import Bernoulli, get, get_setting, simulate, spec
-    from ..reference.registry import canonical
+    from ..reference import simulate, spec
 
-    algorithm = canonical(algorithm)
-    epsilon = check_epsilon(epsilon)
+    plan = _Plan(algorithm, epsilon, variant, setting, means, values)
     horizon = check_positive_int(horizon, "horizon")
     if runs < 2:
         raise DPBanditsError("a bound is never checked on a single run: --runs must be at least 2")
-    if means is not None:
-        source, setting_name, law = Bernoulli(np.asarray(means, dtype=float)), "", "bernoulli"
-    else:
-        chosen = get_setting(setting or "hu2021-setting2")
-        source, setting_name, law = chosen.environment(), chosen.name, chosen.law
-    mu = np.asarray(source.means, dtype=float)
-    cls = get(algorithm)
-    if cls.feedback == "semi":
-        raise DPBanditsError(f"{algorithm} is a matroid algorithm; `dpbandits bounds` checks "
-                             "bandit and full-information algorithms")
-    factory = spec(algorithm, mu.size, epsilon=epsilon if cls.private else None, variant=variant,
-                   T=horizon if cls.needs_horizon else None)
-    result = simulate(factory, source, horizon, runs=runs, seed=seed, workers=workers, client=client,
-                      backend=backend)
+    factory = spec(plan.algorithm, plan.mu.size, epsilon=plan.epsilon if plan.cls.private else None,
+                   variant=variant, T=horizon if plan.cls.needs_horizon else None)
+    result = simulate(factory, plan.source, horizon, runs=runs, seed=seed, workers=workers,
+                      client=client, backend=backend)
     curve = RegretCurve.from_result(result)
-    gaps = mu.max() - mu
-    known = {"epsilon": epsilon, "K": float(mu.size), **(values or {})}
-    if np.any(gaps > 0):        # with every mean equal there is no Delta_min (and no regret)
-        known["Delta_min"] = float(gaps[gaps > 0].min())
-    checks, skipped = [], []
-    for bound in bounds_for(algorithm, variant):
-        if bound.kind not in ("upper", "lower"):
-            continue
-        if not bound.is_explicit():
-            skipped.append((bound, f"constants {bound.constants}: nothing to evaluate"))
-            continue
-        if bound.asymptotic:
-            skipped.append((bound, "a statement about T -> infinity only"))
-            continue
-        if bound.instance and bound.instance not in (setting_name, law):
-            skipped.append((bound, f"applies only on {bound.instance!r}, not on this instance"))
-            continue
-        if bound.status == "flawed":
-            skipped.append((bound, "its proof is flawed (see its docstring): not held against data"))
-            continue
-        if not np.any(gaps > 0) and (bound.per_arm is not None or "Delta_min" in bound.symbols):
-            skipped.append((bound, "every arm is optimal (all means equal): the pseudo-regret is "
-                                   "0 and a gap-dependent bound says nothing"))
-            continue
-        needed = [s for s in bound.symbols if s not in known and s not in ("T", "t", "gaps")]
-        if needed:
-            skipped.append((bound, f"needs values for {needed} (--value NAME=X)"))
-            continue
-        args = {k: v for k, v in known.items() if k in bound.symbols}
-        if bound.per_arm is not None:
-            args["gaps"] = gaps
-        checks.append(check_regret(curve, bound, alpha=alpha, anytime=not cls.needs_horizon, **args))
-    report = BoundsReport(algorithm, variant, epsilon, mu, curve, checks, skipped)
+    checks = [check_regret(curve, bound, alpha=alpha, anytime=not plan.cls.needs_horizon,
+                           largest_gap=plan.largest_gap, **args)
+              for bound, args in plan.checkable]
+    report = BoundsReport(plan.algorithm, variant, plan.epsilon, plan.mu, curve, checks,
+                          plan.skipped)
     report.backend = result.backend
+    report.instance = (f"--setting {plan.setting_name}" if plan.setting_name else
+                       "--means " + " ".join(f"{m:g}" for m in plan.mu))
     return report, result
 
 
-def plot(report: BoundsReport, path: Path) -> None:
-    """Mean regret with its simultaneous band and every checked bound (log time axis).
+def informative_horizons(algorithm: str, *, epsilon: float = 1.0, variant: str | None = None,
+                         setting: str | None = None, means: Any = None,
+                         values: dict[str, float] | None = None) -> dict[str, int | None]:
+    """For each bound :func:`check_algorithm` would check: the smallest horizon from which it is
+    informative on this instance (:func:`dpbandits.bounds.check.informative_horizon`; None when
+    it never is up to the largest horizon dpbandits simulates). Nothing is simulated."""
+    plan = _Plan(algorithm, epsilon, variant, setting, means, values)
+    return {bound.key: informative_horizon(bound, largest_gap=plan.largest_gap, **args)
+            for bound, args in plan.checkable}
 
-    The y axis is cut at three times the largest regret seen, so that a loose bound does not
-    flatten the curve; a bound above the frame is noted in its legend entry.
+
+def plan_horizons(informative: dict[str, dict[str, int | None]], base: int, runs: int,
+                  seconds: float, limit: int | None = None) -> tuple[dict[str, int], float]:
+    """The horizon to simulate for each algorithm, within a budget of seconds.
+
+    ``informative`` maps each algorithm to its bounds' informative horizons
+    (:func:`informative_horizons`). Each algorithm starts at ``base``; a bound vacuous there
+    (informative only from some T above ``base``) asks for ``2 T``, so that the later half of
+    the checkpoints can test it. Requests are granted cheapest first while the estimated cost of
+    every simulation (:func:`dpbandits.bounds.check.estimated_seconds`, ``runs`` runs on the
+    compiled backend) stays within ``seconds``; one simulation per algorithm, at the largest
+    horizon granted, serves all its bounds. Returns the horizons and their estimated total cost.
+    """
+    from ..limits import MAX_HORIZON
+
+    limit = limit or MAX_HORIZON
+    chosen = {name: base for name in informative}
+    spent = sum(estimated_seconds(runs, base) for _ in informative)
+    asks = sorted((2 * T, name) for name, found in informative.items() for T in found.values()
+                  if T is not None and T > base and 2 * T <= limit)
+    for horizon, name in asks:
+        extra = estimated_seconds(runs, horizon) - estimated_seconds(runs, chosen[name])
+        if horizon > chosen[name] and spent + extra <= seconds:
+            chosen[name], spent = horizon, spent + extra
+    return chosen, spent
+
+
+class _Plan:
+    """The instance and the bounds about ``algorithm`` that can be held against it, with their
+    values; the others with the reason they cannot."""
+
+    def __init__(self, algorithm: str, epsilon: float, variant: str | None, setting: str | None,
+                 means: Any, values: dict[str, float] | None) -> None:
+        from ..reference import Bernoulli, get, get_setting
+        from ..reference.registry import canonical
+
+        self.algorithm = canonical(algorithm)
+        self.epsilon = check_epsilon(epsilon)
+        if means is not None:
+            self.source, self.setting_name = Bernoulli(np.asarray(means, dtype=float)), ""
+            law = "bernoulli"
+        else:
+            chosen = get_setting(setting or "hu2021-setting2")
+            self.source, self.setting_name, law = chosen.environment(), chosen.name, chosen.law
+        self.mu = np.asarray(self.source.means, dtype=float)
+        self.cls = get(self.algorithm)
+        if self.cls.feedback == "semi":
+            raise DPBanditsError(f"{self.algorithm} is a matroid algorithm; `dpbandits bounds` "
+                                 "checks bandit and full-information algorithms")
+        gaps = self.mu.max() - self.mu
+        self.largest_gap = float(gaps.max())
+        known = {"epsilon": self.epsilon, "K": float(self.mu.size), **(values or {})}
+        if np.any(gaps > 0):        # with every mean equal there is no Delta_min (and no regret)
+            known["Delta_min"] = float(gaps[gaps > 0].min())
+        self.checkable: list[tuple[Bound, dict[str, Any]]] = []
+        self.skipped: list[tuple[Bound, str]] = []
+        for bound in bounds_for(self.algorithm, variant):
+            if bound.kind not in ("upper", "lower"):
+                continue
+            why = _not_checkable(bound, known, gaps, (self.setting_name, law))
+            if why:
+                self.skipped.append((bound, why))
+                continue
+            args = {k: v for k, v in known.items() if k in bound.symbols}
+            if bound.per_arm is not None:
+                args["gaps"] = gaps
+            self.checkable.append((bound, args))
+
+
+def _not_checkable(bound: Bound, known: dict[str, Any], gaps: np.ndarray,
+                   instance: tuple[str, str]) -> str:
+    """Why ``bound`` cannot be held against a simulation of this instance ("" when it can)."""
+    if not bound.is_explicit():
+        return f"constants {bound.constants}: nothing to evaluate"
+    if bound.asymptotic:
+        return "a statement about T -> infinity only"
+    if bound.instance and bound.instance not in instance:
+        return f"applies only on {bound.instance!r}, not on this instance"
+    if bound.status == "flawed":
+        return "its proof is flawed (see its docstring): not held against data"
+    if not np.any(gaps > 0) and (bound.per_arm is not None or "Delta_min" in bound.symbols):
+        return ("every arm is optimal (all means equal): the pseudo-regret is 0 and a "
+                "gap-dependent bound says nothing")
+    needed = [s for s in bound.symbols if s not in known and s not in ("T", "t", "gaps")]
+    if needed:
+        return f"needs values for {needed} (--value NAME=X)"
+    return ""
+
+
+def plot(report: BoundsReport, path: Path) -> None:
+    """Mean regret with its simultaneous band, the largest regret possible (t x largest gap)
+    and every checked bound with its verdict, on log-log axes: a bound is vacuous where it lies
+    above the grey line, and the crossing is where it starts to say something.
     """
     import matplotlib
     matplotlib.use("Agg")
@@ -143,16 +234,23 @@ def plot(report: BoundsReport, path: Path) -> None:
     axes.plot(curve.checkpoints, curve.mean, color="black", label=f"{report.algorithm} (mean)")
     axes.fill_between(curve.checkpoints, np.maximum(low, 0), high, color="black", alpha=0.15,
                       label=f"simultaneous {1 - alpha:g} band")
+    gap = report.checks[0].largest_gap if report.checks else float(np.ptp(report.means))
+    largest = curve.checkpoints * gap
+    axes.plot(curve.checkpoints, largest, color="grey", linewidth=1.5,
+              label="largest regret possible (t x largest gap)")
+    axes.fill_between(curve.checkpoints, largest, largest.max() * 1e3, color="grey", alpha=0.08,
+                      label="a bound in the grey region is vacuous")
+    tops = [float(np.max(high)), float(largest.max())]
     for check in report.checks:
         t = [r["t"] for r in check.rows]
-        b = [r["bound"] for r in check.rows]
+        b = np.asarray([r["bound"] for r in check.rows], float)
         style = "--" if check.kind == "upper" else ":"
-        top = 3 * max(float(np.max(high)), 1e-9)
-        above = np.nanmin(np.asarray(b, float)) > top if np.any(np.isfinite(b)) else False
-        note = ", above the frame" if above else ""
-        axes.plot(t, b, style, label=f"{check.bound} ({check.verdict}{note})")
+        axes.plot(t, b, style, label=f"{check.bound} ({check.verdict})")
+        if np.any(np.isfinite(b)):
+            tops.append(float(np.nanmax(b)))
     axes.set_xscale("log")
-    axes.set_ylim(0, 3 * max(float(np.max(high)), 1e-9))
+    axes.set_yscale("log")
+    axes.set_ylim(0.5, 2 * max(tops + [1.0]))
     axes.set_xlabel("round t")
     axes.set_ylabel("pseudo-regret")
     axes.set_title(f"{report.algorithm}, epsilon = {report.epsilon:g}")

@@ -1,7 +1,10 @@
 """``dpbandits bounds``: simulate an algorithm and hold its regret against the papers' bounds.
 
 Writes ``bounds-<ALGO>.png`` (mean regret, its band and every checked bound on one plot),
-``.json`` and ``.md`` to ``--out``.
+``.json`` and ``.md`` to ``--out``. A check whose bound is at least T x (largest gap) at every
+checked round is ``vacuous at this size`` (no run could violate it); under it the output gives
+the smallest horizon from which the bound is informative and the command that checks it there.
+Exit status 3 when no check could have failed (every one vacuous or not applicable).
 """
 
 from __future__ import annotations
@@ -11,14 +14,20 @@ import json
 import sys
 
 from .. import limits
-from ..bounds.simulated import check_algorithm, plot
 from ..errors import DPBanditsError
 from ..files import atomic_write
 from ..reference import get
-from .options import (add_backend, FOUND, OK, add_json, add_out, add_scheduler, add_seed, add_workers,
+from .options import (add_backend, FOUND, NOT_TESTED, OK, add_json, add_out, add_scheduler, add_seed, add_workers,
                       check_out, cluster, epsilon, integer, probability, unit_number)
 
 HELP = "simulate an algorithm and check its regret against the papers' bounds"
+
+EPILOG = """exit status:
+  0  consistent: some bound could have been violated at this size, and none was
+  1  violation: a bound was violated (its band lies beyond it)
+  2  bad usage or input (one line on stderr naming the problem; nothing is run)
+  3  could not test: every bound checked is vacuous at this size (at least T x largest gap, so
+     no run could violate it) or not applicable; the output gives the horizon that would test it"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +68,8 @@ def _values(pairs: list[str]) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..bounds.simulated import check_algorithm, plot   # SymPy: loaded only when used
+
     values = _values(args.value)
     private = get(args.algorithm).private
     if args.epsilon is not None and not private:
@@ -81,4 +92,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(report.to_markdown())
         print(f"\nwrote {out / stem}.png, .json and .md", file=sys.stderr)
-    return FOUND if report.violated else OK
+    if report.violated:
+        return FOUND
+    return OK if any(check.informative for check in report.checks) else NOT_TESTED
