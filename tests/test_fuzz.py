@@ -73,7 +73,8 @@ COMMANDS = {
     "validate": (["validate", "--command", "true", "--against", "ucb1", "--horizon", "20",
                   "--no-progress"],
                  COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--alpha", bad_level),
-                           ("--audit-samples", bad_size), ("--timeout", bad_seconds)]),
+                           ("--audit-samples", bad_size), ("--audit-horizon", bad_count),
+                           ("--timeout", bad_seconds)]),
     "list": (["list"], [("--epsilon", bad_epsilon)]),
     "report": (["report", "--budget", "tiny", "--part", "algorithms", "--no-progress"],
                COMMON + [("--scheduler", bad_address)]),
@@ -97,9 +98,18 @@ NOT_APPLICABLE = [
     (["audit", "--all", "--horizon", "8"], "--horizon"),
     (["audit", "rnm-ftnl", "--samples", "0"], "--samples"),
     (["audit", "rnm-ftnl", "--param", "K=3"], "'K'"),
+    (["audit", "rnm-ftnl", "--against", "dp-se"], "--against"),
+    (["audit", "--python", "x:y", "--against", "dp-se", "--claim-epsilon", "1"], "--claim-epsilon"),
+    (["audit", "--python", "x:y", "--claim-epsilon", "1", "--arms", "2", "--timeout", "5"], "--timeout"),
+    (["audit", "--command", "true", "--arms", "2", "--claim-epsilon", "1", "--callable"], "--callable"),
+    (["audit", "--python", "x:y", "--against", "ucb1"], "no privacy claim"),
+    (["audit", "--python", "x:y", "--against", "omm"], "matroid"),
+    (["validate", "--command", "true", "--against", "ucb1", "--callable"], "--callable"),
     (["bounds", "ucb1", "--horizon", "20", "--epsilon", "1"], "--epsilon"),
     (["validate", "--python", "x:y", "--against", "ucb1", "--timeout", "5"], "--timeout"),
     (["validate", "--command", "true", "--against", "ucb1", "--epsilon", "1"], "--epsilon"),
+    (["reproduce", "tossou2016-fig2a", "--all"], "--all"),
+    (["reproduce", "tossou2016-fig2a", "--movielens", "x"], "--movielens"),
 ]
 """Invocations with an option or a parameter that does not apply: each is an error naming it."""
 
@@ -175,6 +185,26 @@ def test_each_command_refuses_every_bad_option_full(command):
                          ids=[" ".join(argv[:2] + argv[-2:]) for argv, _ in NOT_APPLICABLE])
 def test_an_option_that_does_not_apply_is_an_error_naming_it(argv, named):
     _assert_clean_refusal(argv, named)
+
+
+python_name = st.one_of(garbage, st.just("nocolon"), st.just("nosuch.py:X"), st.just(":X"),
+                        st.just("os:"), st.just("os:path.nope"), st.just("math:pi"),
+                        st.text(alphabet="abc./:_", min_size=1, max_size=10))
+"""Names a --python candidate may be given that import nothing usable."""
+
+
+def _property_python_name(command: str, name: str) -> None:
+    argv = (["audit", "--python", name, "--against", "dp-se", "--samples", "100", "--no-progress"]
+            if command == "audit" else
+            ["validate", "--python", name, "--against", "ucb1", "--horizon", "20", "--no-progress"])
+    _assert_clean_refusal(argv, "")
+
+
+@pytest.mark.property
+@FAST
+@given(st.sampled_from(["audit", "validate"]), python_name)
+def test_a_python_candidate_that_names_nothing_usable_is_one_line(command, name):
+    _property_python_name(command, name)
 
 
 param_text = st.text(alphabet="abcdeBQTKv_:=.0123456789-", min_size=0, max_size=14)
