@@ -156,7 +156,8 @@ def test_dp_ucb_int_release_points_are_the_references(interval, epsilon, v):
     from dpbandits.compiled import dp_ucb_int
     from dpbandits.reference.bandit.dp_ucb_int import release_points
 
-    policy = spec("dp-ucb-int", 2, epsilon=epsilon, v=v, interval=interval)(1, np.random.default_rng(0))
+    factory = spec("dp-ucb-int", 2, epsilon=epsilon, v=v, interval=interval)
+    policy = factory(1, np.random.default_rng(0))
     state = dp_ucb_int.state_from(policy)
     expected = release_points(epsilon, v, 1000, interval)
     points = [int(policy.f0)]
@@ -214,7 +215,8 @@ def test_screened_argmax_is_the_references_at_exact_and_near_ties(name, kwargs, 
 
     factory = spec(name, 4, epsilon=1.0, tie_break=tie_break, **kwargs)
     for shift in range(-3, 4):
-        reference, twin = factory(5, np.random.default_rng(shift + 3)), factory(5, np.random.default_rng(shift + 3))
+        reference = factory(5, np.random.default_rng(shift + 3))
+        twin = factory(5, np.random.default_rng(shift + 3))
         _plant_near_ties(reference, shift)
         _plant_near_ties(twin, shift)
         kernel = KernelPolicy(twin)

@@ -36,7 +36,7 @@ from numba import njit
 
 from .counters import hybrid_from, hybrid_insert, is_power_of_two
 from .loop import argmax_first, argmax_random, bandit_round
-from .screen import TOL, screen_floor
+from .screen import screen
 
 ALGORITHMS = ("dp-ucb-bound", "dp-ucb")
 
@@ -112,16 +112,15 @@ def act(state, t, actions):
             nu_term = c * state.w[r, a] * state.inv_n[r, a]
             state.approx[a] = mean + radius + nu_term
             state.magnitude[a] = abs(mean) + radius + nu_term
-        floor = screen_floor(state.approx, state.magnitude)
-        for a in range(K):
-            if state.approx[a] + TOL * state.magnitude[a] < floor:
-                state.index[r, a] = -np.inf
-                continue
-            n = float(state.n[r, a])
-            index = s[r, a] / n + math.sqrt(two_log_t / n)                       # [Alg.1 l.14]
-            if state.bound:
-                index += c * state.w[r, a] / n
-            state.index[r, a] = index
+        if screen(state.approx, state.magnitude, state.index, r) > 1:
+            for a in range(K):
+                if state.index[r, a] == -np.inf:
+                    continue
+                n = float(state.n[r, a])
+                index = s[r, a] / n + math.sqrt(two_log_t / n)                   # [Alg.1 l.14]
+                if state.bound:
+                    index += c * state.w[r, a] / n
+                state.index[r, a] = index
         if state.random_ties:
             actions[r] = argmax_random(state.index, r, state.rng, state.keys)
         else:

@@ -25,7 +25,7 @@ from numba import njit
 
 from .counters import binary_step
 from .loop import argmax_first, argmax_random, bandit_round
-from .screen import TOL, screen_floor
+from .screen import screen
 
 ALGORITHMS = ("hybrid-ucb",)
 
@@ -93,14 +93,13 @@ def act(state, t, actions):
             noise_term = tree_term * state.r[r, j] * state.inv_eps_O[r, j]
             state.approx[j] = mu + confidence + noise_term
             state.magnitude[j] = abs(mu) + confidence + noise_term
-        floor = screen_floor(state.approx, state.magnitude)
-        for j in range(K):
-            if state.approx[j] + TOL * state.magnitude[j] < floor:
-                state.index[r, j] = -np.inf
-                continue
-            O = float(state.O[r, j])
-            state.index[r, j] = (state.mu_tilde[r, j] + math.sqrt(radius / O)   # [Alg.4 l.5]
-                                 + tree_term * state.r[r, j] / (state.epsilon * O))
+        if screen(state.approx, state.magnitude, state.index, r) > 1:
+            for j in range(K):
+                if state.index[r, j] == -np.inf:
+                    continue
+                O = float(state.O[r, j])
+                state.index[r, j] = (state.mu_tilde[r, j] + math.sqrt(radius / O)   # [Alg.4 l.5]
+                                     + tree_term * state.r[r, j] / (state.epsilon * O))
         if state.random_ties:
             actions[r] = argmax_random(state.index, r, state.rng, state.keys)
         else:

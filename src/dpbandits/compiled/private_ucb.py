@@ -26,7 +26,7 @@ from numba import njit
 from ..errors import DPBanditsError
 from .counters import binary_from, binary_insert
 from .loop import argmax_first, argmax_random, bandit_round
-from .screen import TOL, screen_floor
+from .screen import screen
 
 ALGORITHMS = ("private-ucb",)
 
@@ -88,14 +88,13 @@ def act(state, t, actions):
             relaxation = Gamma_t * state.inv_n[r * K + a]
             state.approx[a] = mean + radius + relaxation
             state.magnitude[a] = abs(mean) + radius + relaxation
-        floor = screen_floor(state.approx, state.magnitude)
-        for a in range(K):
-            if state.approx[a] + TOL * state.magnitude[a] < floor:
-                state.index[r, a] = -np.inf
-                continue
-            n = float(n_all[r * K + a])
-            state.index[r, a] = (value[r * K + a] / n + math.sqrt(two_log_t / n)  # [Alg.1 l.8]
-                                 + Gamma_t / n)
+        if screen(state.approx, state.magnitude, state.index, r) > 1:
+            for a in range(K):
+                if state.index[r, a] == -np.inf:
+                    continue
+                n = float(n_all[r * K + a])
+                state.index[r, a] = (value[r * K + a] / n + math.sqrt(two_log_t / n)  # [Alg.1 l.8]
+                                     + Gamma_t / n)
         if state.random_ties:
             actions[r] = argmax_random(state.index, r, state.rng, state.keys)
         else:
