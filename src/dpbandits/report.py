@@ -9,7 +9,8 @@ interrupted report resumes where it stopped):
                     the epsilon lower bound at 95% confidence and the verdict;
 3. ``bounds``       every algorithm with an explicit regret bound, simulated and checked against
                     it (``dpbandits.bounds.check_regret``);
-4. ``reproduce``    reduced reproductions of the papers' experiments, with each claim's verdict.
+4. ``reproduce``    the papers' experiments at the papers' sizes (``reproduce_size="full"``),
+                    each claim a stated test with its verdict.
 
 ``DIR/index.md`` and ``DIR/index.html`` (plots inline) open with a summary: which privacy claims
 hold up to the audit's power and which are violated, which bounds are respected, which of the
@@ -39,9 +40,9 @@ BUDGETS: dict[str, dict[str, Any]] = {
                  bounds_runs=4, bounds_seconds=0.5, reproduce_size="tiny",
                  experiments=("tossou2016-fig2a",)),
     "default": dict(audit_samples=20_000, audit_int_samples=500_000, bounds_horizon=2 ** 15,
-                    bounds_runs=20, bounds_seconds=90.0, reproduce_size="small", experiments=None),
+                    bounds_runs=20, bounds_seconds=90.0, reproduce_size="full", experiments=None),
     "full": dict(audit_samples=100_000, audit_int_samples=2_000_000, bounds_horizon=2 ** 18,
-                 bounds_runs=50, bounds_seconds=1200.0, reproduce_size="default", experiments=None),
+                 bounds_runs=50, bounds_seconds=1200.0, reproduce_size="full", experiments=None),
 }
 """What each budget runs. ``experiments=None`` means every reproduction target.
 ``bounds_seconds`` is the bounds part's estimated simulation time (runs x T / 1e7 s on the
@@ -184,32 +185,40 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int =
 
 def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
                backend: str = "auto") -> Part:
-    from .reproduce import EXPERIMENTS, reproduce
+    from .reproduce import EXPERIMENTS, reproduce_many
 
     names = budget["experiments"] or tuple(EXPERIMENTS)
-    lines, files, supported, unsupported, untested = [], [], [], [], []
-    for i, name in enumerate(names):
-        say(f"reproduce [{i + 1}/{len(names)}] {name}")
-        result = reproduce(name, out / "reproduce" / name, size=budget["reproduce_size"], seed=seed,
-                           client=client, workers=workers, backend=backend)
-        lines += [f"### {name}", ""]
+    say(f"reproduce: {len(names)} experiments at size `{budget['reproduce_size']}`")
+    results = reproduce_many(names, out / "reproduce", size=budget["reproduce_size"], seed=seed,
+                             client=client, workers=workers, backend=backend, progress=say)
+    buckets: dict[str, list[str]] = {key: [] for key in REPRODUCE_VERDICTS.values()}
+    lines, files, below = [], [], []
+    for result in results:
+        if result.below_paper:
+            below.append(result.experiment)
+        lines += [f"### {result.experiment}", ""]
+        page = result.page.split("\n", 2)[2]          # the page without its title
+        lines += [page.split("\n![")[0].rstrip(), ""]
         for claim in result.claims:
-            verdict = claim.verdict
-            bucket = (supported if verdict == "supported" else
-                      unsupported if verdict == "not supported" else untested)
-            bucket.append(f"{name}: {claim.text}")
-            lines.append(f"- **{verdict}**: {claim.text} ({claim.evidence})")
+            buckets[REPRODUCE_VERDICTS[claim.verdict]].append(f"{result.experiment}: {claim.text}")
         for path in result.paths:
             if str(path).endswith(".png"):
                 relative = Path(path).resolve().relative_to(out.resolve())
                 files.append(str(relative))
-                lines += ["", f"![{name}]({relative})"]
-        lines.append("")
-    intro = (f"Reproductions at size `{budget['reproduce_size']}` (smaller than the papers': "
-             "each page says by how much). `dpbandits reproduce NAME --full` runs the paper's size.")
-    return Part("reproduce", intro + "\n\n" + "\n".join(lines),
-                {"supported": supported, "not_supported": unsupported, "not_testable": untested},
-                files)
+                lines += [f"![{result.experiment}]({relative})", ""]
+    size = budget["reproduce_size"]
+    intro = (f"Each experiment at size `{size}`"
+             + (" (the paper's horizon, repetitions and epsilon grid; where the paper states no "
+                "repetitions, the page gives ours)" if size == "full" else "") + ". "
+             + (f"Below the paper's size: {', '.join(f'`{b}`' for b in below)}; "
+                "`dpbandits reproduce NAME --full` runs the paper's size." if below
+                else "Every experiment ran at the paper's size."))
+    return Part("reproduce", intro + "\n\n" + "\n".join(lines), {**buckets, "below_paper": below}, files)
+
+
+REPRODUCE_VERDICTS = {"supported": "supported", "contradicted": "contradicted",
+                      "inconclusive at this size": "inconclusive", "not testable": "not_testable"}
+"""A claim's verdict -> its key in the reproduce part's summary."""
 
 
 BUILDERS: dict[str, Callable[..., Part]] = {
@@ -273,7 +282,8 @@ SUMMARY_KEYS: dict[str, dict[str, type]] = {
     "audit": {"audits": int, "violations": list, "consistent": list, "controls": dict,
               "false_but_not_detected": list},
     "bounds": {"held": list, "violated": list, "vacuous": list, "not_simulated": list},
-    "reproduce": {"supported": list, "not_supported": list, "not_testable": list},
+    "reproduce": {"supported": list, "contradicted": list, "inconclusive": list, "not_testable": list,
+                  "below_paper": list},
 }
 """The summary each part must carry: key and type (a cached part is checked against it)."""
 
@@ -360,9 +370,14 @@ def summary(parts: list[Part]) -> list[str]:
                      + ".")
     if "reproduce" in by:
         s = by["reproduce"]
-        lines.append(f"- **Reproductions**: {len(s['supported'])} of the papers' claims supported, "
-                     f"{len(s['not_supported'])} not supported, {len(s['not_testable'])} not "
-                     "testable at this size.")
+        total = sum(len(s[k]) for k in ("supported", "contradicted", "inconclusive", "not_testable"))
+        lines.append(f"- **The papers' experimental claims** ({total}, each a stated test over our "
+                     f"runs): {len(s['supported'])} supported, {len(s['contradicted'])} "
+                     f"contradicted, {len(s['inconclusive'])} inconclusive at the size run (each "
+                     f"page gives the runs that would decide it), {len(s['not_testable'])} not "
+                     "testable by simulation (each page says why). "
+                     + (f"Ran below the paper's size: {', '.join(f'`{b}`' for b in s['below_paper'])}."
+                        if s["below_paper"] else "Every experiment ran at the paper's size."))
     return lines
 
 
