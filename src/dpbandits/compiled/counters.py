@@ -21,8 +21,9 @@ indices, each at most once per call), as the reference's ``insert`` does for one
 
 The p-sums are added up as NumPy adds them: ``(alpha * lower).sum(axis=1)`` and
 ``(alpha_hat * set_bits).sum(axis=1)`` reduce each row of width L (the counter's number of
-levels) by NumPy's pairwise summation (8 accumulators for 8 <= L <= 128), which groups the
-terms differently from a left-to-right sum once a counter uses 4 or more levels.
+levels) by NumPy's pairwise summation: left to right for L < 8, eight accumulators for
+8 <= L <= 128 (the hybrid counter has L = 40), which group the terms differently from a
+left-to-right sum once 4 or more of them are nonzero.
 :func:`pairwise_sum` reproduces that grouping; the masked terms are exact zeros, and adding an
 exact zero changes no sum, so it skips them. The releases are therefore bit-identical to the
 reference's.

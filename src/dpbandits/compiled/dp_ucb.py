@@ -76,7 +76,8 @@ def state_from(policy) -> State:
 
 @njit(cache=True, _nrt=False, inline="always")
 def _count_changed(state, r, a):
-    """Refresh what depends on n_{a,t} only: nu_a(t) / c_t (eq. (2.2) at gamma = t^-4)."""
+    """Refresh what depends on n_{a,t} only: nu_a(t) / c_t (eq. (2.2) at gamma = t^-4) and the
+    screen's 1/n_a and sqrt(1/n_a)."""
     n = state.n[r, a]
     levels = 0.0
     if not is_power_of_two(n) and n > 0:                                         # [Alg.1 l.10]

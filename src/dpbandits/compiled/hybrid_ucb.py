@@ -69,6 +69,7 @@ def state_from(policy) -> State:
 
 @njit(cache=True, _nrt=False, inline="always")
 def _count_changed(state, i, j):
+    """Refresh the screen's 1/O_j, sqrt(1/O_j) and 1/(eps O_j) after O_j changed."""
     O = state.O[i, j]
     state.inv_O[i, j] = 1.0 / O
     state.sqrt_inv_O[i, j] = math.sqrt(state.inv_O[i, j])
@@ -79,31 +80,31 @@ def _count_changed(state, i, j):
 def act(state, t, actions):
     R, K = state.O.shape
     if t <= K:
-        for r in range(R):
-            actions[r] = t - 1                                                   # [Alg.4 l.2]
+        for i in range(R):
+            actions[i] = t - 1                                                   # [Alg.4 l.2]
         return
     log_t = math.log2(t)
     radius = 3.0 * log_t
     sqrt_radius = math.sqrt(radius)
     tree_term = 6.0 * math.sqrt(8.0) * log_t
-    for r in range(R):
+    for i in range(R):
         for j in range(K):
-            mu = state.mu_tilde[r, j]
-            confidence = sqrt_radius * state.sqrt_inv_O[r, j]
-            noise_term = tree_term * state.r[r, j] * state.inv_eps_O[r, j]
+            mu = state.mu_tilde[i, j]
+            confidence = sqrt_radius * state.sqrt_inv_O[i, j]
+            noise_term = tree_term * state.r[i, j] * state.inv_eps_O[i, j]
             state.approx[j] = mu + confidence + noise_term
             state.magnitude[j] = abs(mu) + confidence + noise_term
-        if screen(state.approx, state.magnitude, state.index, r) > 1:
+        if screen(state.approx, state.magnitude, state.index, i) > 1:
             for j in range(K):
-                if state.index[r, j] == -np.inf:
+                if state.index[i, j] == -np.inf:
                     continue
-                O = float(state.O[r, j])
-                state.index[r, j] = (state.mu_tilde[r, j] + math.sqrt(radius / O)   # [Alg.4 l.5]
-                                     + tree_term * state.r[r, j] / (state.epsilon * O))
+                O = float(state.O[i, j])
+                state.index[i, j] = (state.mu_tilde[i, j] + math.sqrt(radius / O)   # [Alg.4 l.5]
+                                     + tree_term * state.r[i, j] / (state.epsilon * O))
         if state.random_ties:
-            actions[r] = argmax_random(state.index, r, state.rng, state.keys)
+            actions[i] = argmax_random(state.index, i, state.rng, state.keys)
         else:
-            actions[r] = argmax_first(state.index, r)
+            actions[i] = argmax_first(state.index, i)
 
 
 @njit(cache=True, _nrt=False, inline="always")
