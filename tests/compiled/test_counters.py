@@ -128,7 +128,7 @@ def test_bit_identical(name, kwargs, tie_break, source, runs, T):
 
 @pytest.mark.parametrize("variant", ["corrected", "paper"])
 def test_hybrid_ucb_trees_of_8_levels_and_more(variant):
-    """An arm observed about 2,000 times fills trees up to r = 10: p-sum widths 8 and 16."""
+    """An arm observed over 2,000 times fills trees r = 7 to 10: p-sum widths 8 and 16."""
     factory = spec("hybrid-ucb", 2, epsilon=4.0, variant=variant)
     assert differing_fields(factory, Bernoulli([0.9, 0.1]), 2500, 2, seed=1) == []
 
@@ -153,6 +153,7 @@ def test_private_ucb_refuses_a_round_beyond_its_horizon():
 @pytest.mark.parametrize("interval", ["constant", "x", "y"])
 @pytest.mark.parametrize("epsilon, v", [(0.05, 1.1), (0.3, 1.5), (1.0, 1.2)])
 def test_dp_ucb_int_release_points_are_the_references(interval, epsilon, v):
+    """The kernel's W_1, W_2, ... (Alg. 3 l.2, Lemma B.1) are the reference's, up to 1000."""
     from dpbandits.compiled import dp_ucb_int
     from dpbandits.reference.bandit.dp_ucb_int import release_points
 
