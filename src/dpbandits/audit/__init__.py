@@ -8,17 +8,39 @@ registered algorithm and variant. Results are :class:`AuditResult` objects (JSON
 Clopper-Pearson bounds, exact likelihood ratios where the algorithm exposes them.
 """
 
-from .adapters import CallableMechanism, PolicyMechanism
-from .confidence import (clopper_pearson_lower, clopper_pearson_upper, epsilon_estimate,
-                         epsilon_lower_bound, hoeffding_lower_bound, max_attainable_bound)
-from .external import CommandMechanism
-from .mechanism import Mechanism, RegistryMechanism
-from .pairs import KNOWN_PAIRS, Pair, candidate_pairs, known_pairs
-from .result import AuditResult
-from .runner import audit, audit_algorithm, audit_all, claims_table, controls
-from .testers import event_audit, exact_audit, pair_privacy_loss
-from .toys import ToyThreshold
-from .whitebox import CounterMechanism, InternalStatistics, Stream, stream_pairs
+import importlib
+
+_WHERE = {
+    "CallableMechanism": "adapters", "PolicyMechanism": "adapters",
+    "clopper_pearson_lower": "confidence", "clopper_pearson_upper": "confidence",
+    "epsilon_estimate": "confidence", "epsilon_lower_bound": "confidence",
+    "hoeffding_lower_bound": "confidence", "max_attainable_bound": "confidence",
+    "CommandMechanism": "external",
+    "Mechanism": "mechanism", "RegistryMechanism": "mechanism",
+    "KNOWN_PAIRS": "pairs", "Pair": "pairs", "candidate_pairs": "pairs", "known_pairs": "pairs",
+    "AuditResult": "result",
+    "audit": "runner", "audit_algorithm": "runner", "audit_all": "runner",
+    "claims_table": "runner", "controls": "runner",
+    "event_audit": "testers", "exact_audit": "testers", "pair_privacy_loss": "testers",
+    "ToyThreshold": "toys",
+    "CounterMechanism": "whitebox", "InternalStatistics": "whitebox", "Stream": "whitebox",
+    "stream_pairs": "whitebox",
+}
+"""Where each public name lives. They are imported on first use (PEP 562), so that importing a
+light submodule (say, the external-program harness for its defaults) does not load SciPy."""
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "audit", "audit_algorithm", "audit_all", "claims_table", "controls",
