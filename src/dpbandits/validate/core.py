@@ -278,7 +278,7 @@ class Validation:
                              f"{facts['largest_effect']['comparison']}")
         if self.behaviour == PATH_ONLY:
             lines.append("  the outcomes agree within the detectable effects above; only the "
-                         "trajectories on the fixed table differ, as tie breaking or the order of "
+                         "trajectories differ, as tie breaking or the order of "
                          "the first pulls do (try --param tie_break=random or "
                          "--param initial_order=random where ALGO offers them)")
         departs = self.departure()

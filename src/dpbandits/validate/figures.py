@@ -68,10 +68,14 @@ def plot(result: Validation, path: str | Path) -> Path:
     regret.set_xlabel("round t")
     regret.set_ylabel("pseudo-regret (mean, 95% band)")
     regret.legend(fontsize=8)
-    first = result.first_difference
-    detail = f"; first difference: {first.quantity} at t = {first.t} ({first.sample})" if first else ""
-    figure.suptitle(f"{result.candidate} vs {result.algorithm}: {result.behaviour}{detail}; "
-                    f"privacy: {result.privacy}; regret: {result.regret}", fontsize=9)
+    evidence = result.evidence()
+    detail = "; ".join(f"{kind} {facts['rejected']}/{facts['comparisons']} rejected"
+                       + (f" from round {facts['departure']}" if facts["departure"] else "")
+                       for kind, facts in evidence.items())
+    figure.suptitle(f"{result.candidate} vs {result.algorithm}: {result.behaviour} ({detail}); "
+                    f"privacy: {result.privacy}; regret: {result.regret}\n"
+                    f"panels: outcomes on fresh tables (path comparisons are on the fixed table)",
+                    fontsize=9)
     figure.tight_layout()
     try:
         atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=100), "wb")
