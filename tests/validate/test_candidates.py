@@ -192,3 +192,40 @@ def test_an_awk_program_is_audited_generically_and_its_blind_spots_stated(capsys
 def test_command_candidates_load_as_programs():
     mechanism = load(Command(["sh", str(EXAMPLES / "validate" / "ucb1.sh")], "interactive"), K=3)
     assert mechanism.sample(TABLE, 1, 0).shape == (1, 9)
+
+
+def _comparison(t, rejected, sample="fresh", quantity="regret", horizon=800):
+    from dpbandits.validate.core import Comparison
+
+    return Comparison(sample, quantity, t, "Mann-Whitney U", 0.0, 0.001 if rejected else 0.5,
+                      0.01 if rejected else 1.0, 0.3, 0.2, 1.0, 1.0, 1.0, rejected, horizon)
+
+
+@pytest.mark.exact
+def test_departure_ignores_a_single_early_chance_rejection():
+    from dpbandits.validate.core import Validation
+
+    rows = [_comparison(t, t in (100, 400, 800)) for t in (10, 100, 200, 400, 800)]
+    result = Validation("ucb1", None, None, "c", 2, 800, 20, 0, 0.05, 0.8, [0.5, 0.4], rows)
+    assert result.departure() == 400 and result.first_difference.t == 100
+    assert result.behaviour == "differs"
+    # Only path rows rejected (the checkpoint 10 < T/8 is a path row): the path-only verdict.
+    rows = [_comparison(10, True), _comparison(200, False), _comparison(100, True, "fixed")]
+    result = Validation("ucb1", None, None, "c", 2, 800, 20, 0, 0.05, 0.8, [0.5, 0.4], rows)
+    assert result.behaviour == "conforms in outcome, differs in path" and result.exit_status == 1
+
+
+@pytest.mark.exact
+def test_ucb1_random_initial_order_is_a_permutation_and_the_default_draws_nothing():
+    from dpbandits.reference import Bernoulli, simulate, spec
+
+    source = Bernoulli(np.array([0.6, 0.5, 0.4, 0.3]))
+    shuffled = simulate(spec("ucb1", 4, initial_order="random"), source, 8, runs=50, seed=3,
+                        record_actions=True, backend="reference").actions
+    assert all(sorted(row[:4]) == [0, 1, 2, 3] for row in shuffled.tolist())
+    assert len({tuple(row[:4]) for row in shuffled.tolist()}) > 5
+    default = [simulate(spec("ucb1", 4, **extra), source, 64, runs=5, seed=3, record_actions=True,
+                        backend="reference").actions for extra in ({}, {"initial_order": "first"})]
+    np.testing.assert_array_equal(*default)
+    with pytest.raises(DPBanditsError, match="initial_order"):
+        spec("ucb1", 4, initial_order="sideways")
