@@ -1,6 +1,7 @@
 """`dpbandits report` end to end at the tiny budget.
 
-Kinds: smoke (files, resume, errors), exact (the summary's counts equal the parts' own data).
+Kinds: smoke (files, resume, errors), exact (the summary's counts equal the parts' own data; the
+HTML page's structure), browser (the page rendered in headless Chromium; run with -m browser).
 """
 
 from __future__ import annotations
@@ -82,3 +83,61 @@ def test_cli_prints_the_summary(tmp_path, capsys):
 def test_cli_bad_budget_is_one_line(tmp_path, capsys):
     assert main(["report", "--budget", "huge", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.exact
+def test_html_is_one_styled_page_with_contents_verdicts_pictures_and_links(finished):
+    """One embedded stylesheet and nothing loaded from elsewhere; a table of contents whose links
+    all land on headings; every verdict in a table cell carries a symbol and a class beside its
+    words; the audit's forest plot and the reproductions' grid are inlined; algorithm names link
+    to their docs pages."""
+    out, _, _ = finished
+    page = (out / "index.html").read_text()
+    assert page.count("<style>") == 1 and "<link" not in page and "<script" not in page
+    assert not re.search(r'src="(?!data:image/png;base64,)', page)
+    toc = page[page.index('<nav class="toc">'):page.index("</nav>")]
+    targets = re.findall(r'href="#([^"]+)"', toc)
+    assert len(targets) >= 5 and all(f'id="{t}"' in page for t in targets)
+    cells = re.findall(r"<td>(holds|violated|vacuous at this size|consistent|violation)</td>", page)
+    assert cells == []                                  # every verdict cell is decorated
+    assert re.search(r'<span class="verdict bad"><span class="mark" aria-hidden="true">\u2717'
+                     r"</span>violation</span>", page)
+    alts = re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,', page)
+    assert "Each variant's epsilon lower bound (95%) against its claim" in alts
+    assert "The papers' claims: verdict of each, by paper and experiment" in alts
+    assert '<a href="../docs/algorithms/rnm-ftnl.md"><code>rnm-ftnl[paper]</code></a>' in page
+    assert (out / "audit-forest.png").stat().st_size > 10_000
+
+
+@pytest.mark.browser
+def test_the_html_report_renders_in_headless_chromium(finished, tmp_path):
+    """Chromium (Debian's) loads the page, decodes every image and reports no error; the
+    rendered DOM keeps the contents and the verdicts, and the screenshot is not blank."""
+    import shutil
+    import subprocess
+
+    from matplotlib.image import imread
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (.ci/run installs it)")
+    out, _, _ = finished
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr",
+             "--v=0"]
+    url = (out / "index.html").resolve().as_uri()
+    dom = subprocess.run(flags + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert '<nav class="toc">' in dom.stdout and 'class="verdict' in dom.stdout
+    assert dom.stdout.count("data:image/png;base64,") == (out / "index.html").read_text().count(
+        "data:image/png;base64,")
+    for problem in ("Uncaught", "Failed to load resource", "net::ERR", "Not allowed to load"):
+        assert problem not in dom.stderr, problem
+    shot = tmp_path / "report.png"
+    taken = subprocess.run(flags + ["--hide-scrollbars", "--window-size=1280,2400",
+                                    f"--screenshot={shot}", url],
+                           capture_output=True, text=True, timeout=120)
+    assert taken.returncode == 0 and shot.is_file(), taken.stderr[-2000:]
+    pixels = imread(shot)
+    assert pixels.shape[1] == 1280 and float(pixels[..., :3].std()) > 0.05   # not a blank page

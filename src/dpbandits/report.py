@@ -40,7 +40,7 @@ BUDGETS: dict[str, dict[str, Any]] = {
                  bounds_runs=4, bounds_seconds=0.5, reproduce_size="tiny",
                  experiments=("tossou2016-fig2a",)),
     "default": dict(audit_samples=20_000, audit_int_samples=500_000, bounds_horizon=2 ** 15,
-                    bounds_runs=20, bounds_seconds=90.0, reproduce_size="full", experiments=None),
+                    bounds_runs=20, bounds_seconds=150.0, reproduce_size="full", experiments=None),
     "full": dict(audit_samples=100_000, audit_int_samples=2_000_000, bounds_horizon=2 ** 18,
                  bounds_runs=50, bounds_seconds=1200.0, reproduce_size="full", experiments=None),
 }
@@ -159,11 +159,12 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int =
             elif check.verdict == "vacuous at this size":
                 vacuous.append(label)
             T = check.informative_from
-            rows.append(f"| [`{name}`](algorithms/{name}.md) | `{check.bound}` | {check.kind} "
+            rows.append(f"| `{name}` | `{check.bound}` | {check.kind} "
                         f"| {horizons[name]} | {check.verdict} "
                         f"| {T if T is not None else 'never (up to 1e9)'} "
                         f"| {'-' if T is None else f'{estimated_seconds(runs, 2 * T):.3g}'} |")
-        sections.append(f"### {name}\n\n" + report.to_markdown()
+        heading, _, details = report.to_markdown().partition("\n")
+        sections.append(f"### {name}\n\n{heading.removeprefix('## ')}.{details}"
                         + (f"\n\n![{name}]({image.name})" if report.checks else ""))
     table = ["| algorithm | bound | kind | simulated T | verdict | informative from T "
              f"| estimated s for {runs} runs at twice that T |",
@@ -271,7 +272,7 @@ def report(out: str | Path = "dpbandits-report", *, budget: str = "default", see
         write_atomically(out / "parts" / f"{name}.json", json.dumps(part.to_dict(), indent=1))
         say(f"[{i + 1}/{len(parts)}] {name}: done in {part.seconds:.0f} s")
         finished.append(part)
-    text = _index(finished, parameters)
+    text = _index(finished, parameters, _figures(finished, out))
     write_atomically(out / "index.md", text)
     write_atomically(out / "index.html", _html(text, out))
     return out / "index.md"
@@ -381,22 +382,251 @@ def summary(parts: list[Part]) -> list[str]:
     return lines
 
 
-def _index(parts: list[Part], parameters: dict) -> str:
-    titles = {"algorithms": "Algorithms and their claims", "audit": "Privacy audit",
-              "bounds": "Regret against the papers' bounds", "reproduce": "Reproductions"}
+def _index(parts: list[Part], parameters: dict, figures: dict[str, str] | None = None) -> str:
+    """The report's Markdown: title, summary, then each part (its picture first, if any)."""
+    figures = figures or {}
     lines = ["# dpbandits verification report", "",
              f"Budget `{parameters['budget']}`, seed {parameters['seed']}, dpbandits "
              f"{parameters['version']}.", "", "## Summary", "", *summary(parts), ""]
     for part in parts:
-        lines += [f"## {titles[part.name]}", "", f"*{part.seconds:.0f} s.*", "", part.markdown, ""]
+        lines += [f"## {TITLES[part.name]}", "", f"*{part.seconds:.0f} s.*", ""]
+        if part.name in figures:
+            lines += [f"![{FIGURE_ALT[part.name]}]({figures[part.name]})", ""]
+        lines += [part.markdown, ""]
     return "\n".join(lines)
 
 
+TITLES = {"algorithms": "Algorithms and their claims", "audit": "Privacy audit",
+          "bounds": "Regret against the papers' bounds", "reproduce": "Reproductions"}
+"""Each part's heading."""
+
+FIGURE_ALT = {"audit": "Each variant's epsilon lower bound (95%) against its claim",
+              "reproduce": "The papers' claims: verdict of each, by paper and experiment"}
+
+EXPERIMENT_LINK = "reproduce/{name}/{name}.md"
+"""Where an experiment's name links in the HTML report: the page its reproduction wrote in the
+report's folder (the paper's figure, sizes and claims)."""
+
+DOCS_LINK = "../docs/algorithms/{name}.md"
+"""Where an algorithm's name links in the HTML report: its page in the repository's docs folder,
+relative to the report folder, which by default (``dpbandits-report``) sits in the repository's
+root. A repository path rather than a site URL, since the docs are built locally."""
+
+VERDICTS: dict[str, tuple[str, str]] = {
+    "holds": ("good", "\u2713"), "respected": ("good", "\u2713"), "consistent": ("good", "\u2713"),
+    "supported": ("good", "\u2713"), "conforms": ("good", "\u2713"),
+    "violated": ("bad", "\u2717"), "violation": ("bad", "\u2717"),
+    "contradicted": ("bad", "\u2717"), "not supported": ("bad", "\u2717"),
+    "differs": ("bad", "\u2717"), "false": ("bad", "\u2717"), "unproven": ("open", "?"),
+    "vacuous at this size": ("void", "\u25cb"), "vacuous": ("void", "\u25cb"),
+    "inconclusive at this size": ("open", "?"), "inconclusive": ("open", "?"),
+    "not testable": ("none", "\u2013"), "not applicable": ("none", "\u2013"),
+    "non-private": ("none", "\u2013"), "could not test": ("none", "\u2013"),
+}
+"""A verdict's look in the HTML report: a class (its colour) and a symbol, so that colour is
+never the only cue; the verdict's own words stay beside them."""
+
+STYLE = """
+:root{--ink:#1f2328;--muted:#59636e;--rule:#d1d9e0;--band:#f6f8fa;--accent:#0969da;
+--good:#1a7f37;--good-bg:#dafbe1;--bad:#cf222e;--bad-bg:#ffebe9;--void:#6e7781;--void-bg:#eaeef2;
+--open:#9a6700;--open-bg:#fff8c5;--none:#59636e;--none-bg:#f6f8fa}
+*{box-sizing:border-box}
+body{margin:0;color:var(--ink);background:#fff;font:16px/1.55 system-ui,-apple-system,"Segoe UI",
+Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:76rem;margin:0 auto;padding:2rem 1.5rem 4rem}
+h1{font-size:2rem;margin:0 0 .25rem;letter-spacing:-.01em}
+h2{font-size:1.45rem;margin:2.75rem 0 .75rem;padding-bottom:.3rem;border-bottom:1px solid var(--rule)}
+h3{font-size:1.12rem;margin:2rem 0 .5rem}
+h2,h3{scroll-margin-top:1rem}
+p,li{max-width:62rem}
+a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+code{font:.88em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--band);
+padding:.08em .32em;border-radius:4px}
+nav.toc{background:var(--band);border:1px solid var(--rule);border-radius:8px;padding:.75rem 1.25rem;
+margin:1.5rem 0}
+nav.toc>strong{display:block;margin-bottom:.25rem}
+nav.toc ul{margin:.2rem 0;padding-left:1.2rem}nav.toc li{margin:.1rem 0}
+nav.toc>div>ul>li>ul{columns:3 14rem;font-size:.92rem}
+#summary+ul{background:#fff;border:1px solid var(--rule);border-left:4px solid var(--accent);
+border-radius:6px;padding:.75rem 1rem .75rem 2rem}
+#summary+ul li{margin:.35rem 0}
+.table{overflow-x:auto;margin:1rem 0}
+table{border-collapse:collapse;font-size:.9rem;font-variant-numeric:tabular-nums}
+th,td{border:1px solid var(--rule);padding:.35rem .6rem;vertical-align:top}
+th{background:var(--band);text-align:left;font-weight:600;position:sticky;top:0}
+tbody tr:nth-child(even){background:#fbfcfd}
+img{max-width:100%;height:auto;display:block;margin:1rem 0;border:1px solid var(--rule);
+border-radius:6px}
+.verdict{display:inline-block;white-space:nowrap;font-weight:600;font-size:.85rem;
+padding:.05rem .5rem;border-radius:999px;border:1px solid currentColor}
+.verdict .mark{margin-right:.3rem}
+.good{color:var(--good);background:var(--good-bg)}.bad{color:var(--bad);background:var(--bad-bg)}
+.void{color:var(--void);background:var(--void-bg)}.open{color:var(--open);background:var(--open-bg)}
+.none{color:var(--none);background:var(--none-bg)}
+.legend{font-size:.9rem;color:var(--muted)}.legend .verdict{margin-right:.4rem}
+footer{margin-top:3rem;color:var(--muted);font-size:.85rem}
+"""
+"""The report's one stylesheet, embedded in the page."""
+
+
+def _figures(parts: list[Part], out: Path) -> dict[str, str]:
+    """One picture per part that has one: the audit's forest plot and the reproductions' grid of
+    verdicts, written to ``out``; part name -> file name."""
+    figures = {}
+    by = {part.name: part for part in parts}
+    if "audit" in by and (out / "audit-claims.json").is_file():
+        if _audit_forest(out / "audit-claims.json", out / "audit-forest.png"):
+            figures["audit"] = "audit-forest.png"
+    if "reproduce" in by and _verdict_grid(by["reproduce"].summary, out / "reproduce-verdicts.png"):
+        figures["reproduce"] = "reproduce-verdicts.png"
+    return figures
+
+
+_COLOURS = {"good": "#1a7f37", "bad": "#cf222e", "void": "#6e7781", "open": "#bf8700",
+            "none": "#8c959f"}
+
+
+def _audit_forest(source: Path, path: Path) -> bool:
+    """Forest plot of the audit: for each variant its one-sided 95% interval [lower bound, inf)
+    for epsilon, the point estimate (not a bound) and its claim; coloured and labelled by
+    verdict. False when there is nothing to draw."""
+    import math
+
+    try:
+        rows = [r for r in json.loads(source.read_text()) if isinstance(r, dict)
+                and isinstance(r.get("epsilon_lower_bound"), (int, float))]
+    except (OSError, ValueError):
+        return False
+    if not rows:
+        return False
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def number(value) -> float:
+        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else math.nan
+
+    values = [number(r.get(k)) for r in rows for k in ("epsilon_lower_bound", "claimed_epsilon")]
+    right = 1.15 * max([v for v in values if math.isfinite(v)] + [1.0])
+    figure, axes = plt.subplots(figsize=(9, 0.3 * len(rows) + 1.4))
+    for i, row in enumerate(rows):
+        y = len(rows) - 1 - i
+        verdict = str(row.get("verdict", ""))
+        look, mark = VERDICTS.get(verdict, ("none", "\u2013"))
+        colour = _COLOURS[look]
+        low = number(row["epsilon_lower_bound"])
+        axes.plot([low, right], [y, y], color=colour, linewidth=3, alpha=0.55,
+                  solid_capstyle="butt")
+        axes.plot([low], [y], marker="|", markersize=12, markeredgewidth=2.5, color=colour)
+        estimate = number(row.get("epsilon_estimate"))
+        if math.isfinite(estimate) and estimate <= right:
+            axes.plot([estimate], [y], marker="o", markersize=5, color="white",
+                      markeredgecolor=colour, markeredgewidth=1.5)
+        claim = number(row.get("claimed_epsilon"))
+        if math.isfinite(claim):
+            axes.plot([claim], [y], marker="D", markersize=6, color="black")
+        axes.annotate(f"{mark} {verdict}", (1.005, y), xycoords=("axes fraction", "data"),
+                      va="center", fontsize=8, color=colour)
+    axes.set_yticks(range(len(rows)))
+    axes.set_yticklabels([str(r.get("mechanism", ""))[:40] for r in reversed(rows)], fontsize=8)
+    axes.set_xlim(0, right)
+    axes.set_ylim(-0.7, len(rows) - 0.3)
+    axes.set_xlabel("epsilon")
+    axes.grid(axis="x", color="#d1d9e0", linewidth=0.6)
+    axes.plot([], [], color="grey", linewidth=3, alpha=0.55, label="95% interval [lower bound, inf)")
+    axes.plot([], [], marker="o", color="white", markeredgecolor="grey", linestyle="",
+              label="estimate (not a bound)")
+    axes.plot([], [], marker="D", color="black", linestyle="", label="claimed epsilon")
+    axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8,
+                frameon=False, title="a violation: the interval lies entirely beyond the claim",
+                title_fontsize=8)
+    figure.tight_layout()
+    write_atomically(path, _png(figure))
+    plt.close(figure)
+    return True
+
+
+REPRODUCE_KEYS = {"supported": "supported", "contradicted": "contradicted",
+                  "not_supported": "not supported", "inconclusive": "inconclusive at this size",
+                  "not_testable": "not testable"}
+"""Keys of the reproduce part's summary that list claims ("EXPERIMENT: claim"), and their verdict."""
+
+
+def _verdict_grid(summary_: dict, path: Path) -> bool:
+    """Grid of the papers' claims: one row per experiment (grouped by paper), one cell per claim,
+    coloured and marked by verdict. False when there is nothing to draw."""
+    cells: dict[str, list[str]] = {}
+    for key, verdict in REPRODUCE_KEYS.items():
+        for entry in summary_.get(key, []) or []:
+            if isinstance(entry, str):
+                cells.setdefault(entry.partition(":")[0].strip(), []).append(verdict)
+    if not cells:
+        return False
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    order = list(REPRODUCE_KEYS.values())
+    names = sorted(cells, key=lambda n: (n.split("-")[0], n))
+    width = max(len(v) for v in cells.values())
+    figure, axes = plt.subplots(figsize=(max(6.0, 2.6 + 0.42 * width), 0.36 * len(names) + 1.6))
+    for i, name in enumerate(names):
+        y = len(names) - 1 - i
+        for j, verdict in enumerate(sorted(cells[name], key=order.index)):
+            look, mark = VERDICTS[verdict]
+            axes.add_patch(Rectangle((j + 0.05, y - 0.42), 0.9, 0.84, color=_COLOURS[look],
+                                     alpha=0.85))
+            axes.text(j + 0.5, y, mark, ha="center", va="center", color="white", fontsize=10,
+                      fontweight="bold")
+    papers = [n.split("-")[0] for n in names]
+    for i in range(1, len(names)):
+        if papers[i] != papers[i - 1]:
+            axes.axhline(len(names) - i - 0.5, color="black", linewidth=0.8)
+    axes.set_yticks(range(len(names)))
+    axes.set_yticklabels(list(reversed(names)), fontsize=8)
+    axes.set_xticks([])
+    axes.set_xlim(0, width)
+    axes.set_ylim(-0.6, len(names) - 0.4)
+    axes.set_xlabel("claims of each experiment (ordered by verdict)", fontsize=9)
+    for side in ("top", "right", "bottom"):
+        axes.spines[side].set_visible(False)
+    handles = [Rectangle((0, 0), 1, 1, color=_COLOURS[VERDICTS[v][0]], alpha=0.85,
+                         label=f"{VERDICTS[v][1]} {v}") for v in order
+               if any(v in c for c in cells.values())]
+    axes.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4,
+                fontsize=8, frameon=False)
+    figure.tight_layout()
+    write_atomically(path, _png(figure))
+    plt.close(figure)
+    return True
+
+
+def _experiment_names() -> set[str]:
+    try:
+        from .reproduce import EXPERIMENTS
+    except Exception:                   # the page links what it can without the catalogue
+        return set()
+    return set(EXPERIMENTS)
+
+
+def _png(figure) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return buffer.getvalue()
+
+
 def _html(markdown_text: str, out: Path) -> str:
-    """HTML with every local PNG inlined, so the page is one self-contained file."""
+    """The report as one self-contained HTML page: one embedded stylesheet, a table of contents,
+    every local PNG inlined, verdicts coloured and marked, algorithm names linked to their docs
+    pages (:data:`DOCS_LINK`)."""
     import re
 
     import markdown
+
+    from .reference.registry import ALGORITHMS
 
     root = out.resolve()
 
@@ -409,13 +639,63 @@ def _html(markdown_text: str, out: Path) -> str:
         return alt
 
     # Nothing in the page is markup but what markdown makes of it: text taken from cached parts
-    # (or from anywhere else) cannot inject tags, and only our own images and web links survive.
+    # (or from anywhere else) cannot inject tags, and only our own images and web links survive;
+    # the links to docs pages are added after this, from the registry's names only.
     escaped = html.escape(markdown_text, quote=False)
     text = re.sub(r"!\[([^\]]*)\]\(([^)]+)\)", inline, escaped)
-    body = markdown.markdown(text, extensions=["tables"])
+    converter = markdown.Markdown(extensions=["tables", "toc"],
+                                  extension_configs={"toc": {"toc_depth": "2-3"}})
+    body = converter.convert(text)
     body = re.sub(r'(href|src)="(?!https?://|#|data:image/png;base64,)[^"]*"', r'\1="#"', body)
-    style = ("body{font-family:sans-serif;max-width:70em;margin:auto;padding:1em}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
-             "img{max-width:100%}")
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>dpbandits report</title>"
-            f"<style>{style}</style></head><body>{body}</body></html>")
+
+    experiments = _experiment_names()
+
+    def target(name: str) -> str:
+        if name in ALGORITHMS:
+            return DOCS_LINK.format(name=name)
+        return EXPERIMENT_LINK.format(name=name) if name in experiments else ""
+
+    def link(match: re.Match) -> str:
+        href = target(match.group(1))
+        return f'<a href="{href}">{match.group(0)}</a>' if href else match.group(0)
+
+    def heading(match: re.Match) -> str:
+        href = target(match.group(3))
+        if not href:
+            return match.group(0)
+        return f'{match.group(1)}{match.group(2)}<a href="{href}">{match.group(3)}</a></h3>'
+
+    body = re.sub(r"<code>([a-z0-9-]+)(?:\[[^<\]]*\])?(?: [^<]*)?</code>", link, body)
+    body = re.sub(r"<td>((?P<name>[a-z0-9-]+)(?:\[[^<\]]*\])?(?: [^<]*)?)</td>",
+                  lambda m: (f'<td><a href="{target(m.group("name"))}">{m.group(1)}</a></td>'
+                             if target(m.group("name")) else m.group(0)), body)
+    body = re.sub(r'(<h3)( id="[^"]*">)([a-z0-9-]+)</h3>', heading, body)
+
+    def verdict(match: re.Match) -> str:
+        tag, words = match.group(1), match.group(2)
+        look, mark = VERDICTS[html.unescape(words).strip()]
+        badge = (f'<span class="verdict {look}"><span class="mark" aria-hidden="true">{mark}'
+                 f"</span>{words}</span>")
+        return f"<{tag}>{badge}</{tag}>"
+
+    words = "|".join(re.escape(v) for v in sorted(VERDICTS, key=len, reverse=True))
+    body = re.sub(rf"<(td|strong)>({words})</(?:td|strong)>", verdict, body)
+    body = re.sub(r"<table>", '<div class="table"><table>', body).replace("</table>", "</table></div>")
+    toc = converter.toc if hasattr(converter, "toc") else ""
+    legend = ('<p class="legend">Verdicts: ' + " ".join(
+        f'<span class="verdict {look}"><span class="mark" aria-hidden="true">{mark}</span>{name}'
+        "</span>" for name, (look, mark) in VERDICTS.items()
+        if name in ("holds", "violated", "vacuous at this size", "inconclusive at this size",
+                    "not testable")) + "</p>")
+    head, _, rest = body.partition("</h1>")
+    body = (f"{head}</h1>{legend}<nav class=\"toc\"><strong>Contents</strong>{toc}</nav>{rest}"
+            if rest else body)
+    footer = ("<footer>Algorithm names link to their pages in the repository's docs folder "
+              f"({html.escape(DOCS_LINK.format(name='NAME'))}, relative to this report's folder, "
+              "which by default sits in the repository's root); experiment names link to the "
+              f"page their reproduction wrote beside this report "
+              f"({html.escape(EXPERIMENT_LINK.format(name='NAME'))}).</footer>")
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>dpbandits verification report</title><style>{STYLE}</style></head>"
+            f"<body><main>{body}{footer}</main></body></html>")
