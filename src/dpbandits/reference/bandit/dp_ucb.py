@@ -55,15 +55,14 @@ import math
 
 import numpy as np
 
-from ..mechanisms import HybridCounter
 from ..policy import PolicyBase
-from ..privacy import Guarantee, PrivacyClaim, Variant
+from ..privacy import PrivacyClaim
+from .dp_ucb_bound import hybrid_claim, hybrid_sums, hybrid_variants
 
 __all__ = ["DPUCB"]
 
 _SOURCE = ("Tossou & Dimitrakakis (AAAI 2016), Algorithm 2 with the argument of Theorem 3.1 "
            "(no separate privacy theorem is stated)")
-_SPLIT = {"corrected": "chan", "paper": "paper"}
 
 
 class DPUCB(PolicyBase):
@@ -72,39 +71,21 @@ class DPUCB(PolicyBase):
     name = "dp-ucb"
     title = "DP-UCB"
     paper = "Tossou & Dimitrakakis (AAAI 2016), Alg. 2"
-    variants = (
-        Variant("corrected", "hybrid budget split eps/2 + eps/2 (Chan et al.): eps-DP "
-                             "(docs/errata.md#td-hybrid-budget)"),
-        Variant("paper", "noise scales as printed, Lap(1/eps) and Lap(k/eps): 2 eps-DP "
-                         "(docs/errata.md#td-hybrid-budget)"),
-    )
+    variants = hybrid_variants()
     default_variant = "corrected"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          tie_break=tie_break)
-        shape = (self.runs, self.K)
-        # H_a: one hybrid mechanism per (run, arm); its value is s_a(t).               [Alg.1 l.2]
-        self.H = HybridCounter(shape, self.epsilon, self.rng, split=_SPLIT[self.variant])
+        self.H = hybrid_sums(self)                                               # [Alg.1 l.2]
         self.eps_L, self.eps_B = self.H.eps_L, self.H.eps_B
-        self.n = np.zeros(shape, np.int64)   # n_{a,t}: pulls of arm a before round t
+        self.n = np.zeros((self.runs, self.K), np.int64)  # n_{a,t}: pulls of arm a before round t
         self._all = np.arange(self.runs * self.K)
 
     @property
     def claim(self) -> PrivacyClaim:
-        claimed = Guarantee(self.epsilon)
-        proven = Guarantee(self.eps_L + self.eps_B)
-        if self.variant == "corrected":
-            return PrivacyClaim(claimed, proven, "holds", _SOURCE,
-                                "each reward enters one arm's hybrid mechanism, eps/2 in the "
-                                "logarithmic part plus eps/2 in one binary part; the inserted "
-                                "zeros are data-independent; actions are post-processing")
-        return PrivacyClaim(claimed, proven, "false", _SOURCE,
-                            "with the printed scales Lap(1/eps) and Lap(k/eps) the reward of "
-                            "round 2^k + 1 lies in one logarithmic block and k binary nodes of "
-                            "its arm's mechanism, so the released sums lose 2 eps "
-                            "(docs/errata.md#td-hybrid-budget)")
+        return hybrid_claim(self, self.H, _SOURCE, data_independent="the inserted zeros")
 
     # --8<-- [start:index-act-observe]
     def index(self, t: int) -> np.ndarray:

@@ -72,11 +72,53 @@ from ..mechanisms import HybridCounter
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 
-__all__ = ["DPUCBBound"]
+__all__ = ["DPUCBBound", "hybrid_sums", "hybrid_variants", "hybrid_claim"]
 
 _SOURCE = "Tossou & Dimitrakakis (AAAI 2016), Theorem 3.1"
 _SPLIT = {"corrected": "chan", "paper": "paper"}
 _SQRT8 = math.sqrt(8.0)
+
+
+# --- what Algorithm 1 (DP-UCB-BOUND) and Algorithm 2 (DP-UCB, which runs Algorithm 1) share ---
+
+def hybrid_variants(corrected_also: str = "") -> tuple[Variant, Variant]:
+    """The two variants of an algorithm built on per-arm hybrid mechanisms: the budget split of
+    Chan et al. (``corrected``, eps-DP) and the printed scales (``paper``, 2 eps-DP)."""
+    return (
+        Variant("corrected", f"hybrid budget split eps/2 + eps/2 (Chan et al.){corrected_also}: "
+                             "eps-DP (docs/errata.md#td-hybrid-budget)"),
+        Variant("paper", "noise scales as printed, Lap(1/eps) and Lap(k/eps): 2 eps-DP "
+                         "(docs/errata.md#td-hybrid-budget)"),
+    )
+
+
+def hybrid_sums(policy: PolicyBase) -> HybridCounter:
+    """H_a: one hybrid mechanism per (run, arm) at the policy's variant; its value is s_a(t)."""
+    return HybridCounter((policy.runs, policy.K), policy.epsilon, policy.rng,
+                         split=_SPLIT[policy.variant])
+
+
+def hybrid_claim(policy: PolicyBase, H: HybridCounter, source: str,
+                 data_independent: str = "") -> PrivacyClaim:
+    """Theorem 3.1's claim, epsilon-DP under ROW, for a policy whose only access to rewards is one
+    hybrid mechanism per arm ``H`` (each reward enters one of them): it holds exactly when the
+    mechanism is eps-DP, i.e. for the budget split eps_L + eps_B = eps, and the printed scales
+    lose 2 eps (docs/errata.md#td-hybrid-budget). ``data_independent`` names what else enters
+    the mechanisms without depending on rewards."""
+    claimed = Guarantee(policy.epsilon)
+    proven = Guarantee(H.eps_L + H.eps_B)
+    if policy.variant == "corrected":
+        return PrivacyClaim(claimed, proven, "holds", source,
+                            "each reward enters one arm's hybrid mechanism, eps/2 in the "
+                            "logarithmic part plus eps/2 in one binary part; "
+                            + (f"{data_independent} are data-independent; " if data_independent
+                               else "") + "actions are post-processing")
+    return PrivacyClaim(claimed, proven, "false", source,
+                        "with the printed scales Lap(1/eps) and Lap(k/eps) reward 2^k + 1 of "
+                        "an arm lies in one logarithmic block and k binary nodes of its "
+                        "mechanism, so the released sums lose 2 eps "
+                        "(docs/errata.md#td-hybrid-budget); the proof assumes an eps-DP hybrid "
+                        "mechanism")
 
 
 def _tree_log_of(base: float | str):
@@ -96,12 +138,7 @@ class DPUCBBound(PolicyBase):
     name = "dp-ucb-bound"
     title = "DP-UCB-BOUND"
     paper = "Tossou & Dimitrakakis (AAAI 2016), Alg. 1"
-    variants = (
-        Variant("corrected", "hybrid budget split eps/2 + eps/2 (Chan et al.) and nu_a at eps/2: "
-                             "eps-DP (docs/errata.md#td-hybrid-budget)"),
-        Variant("paper", "noise scales as printed, Lap(1/eps) and Lap(k/eps): 2 eps-DP "
-                         "(docs/errata.md#td-hybrid-budget)"),
-    )
+    variants = hybrid_variants(" and nu_a at eps/2")
     default_variant = "corrected"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
@@ -109,26 +146,13 @@ class DPUCBBound(PolicyBase):
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          tie_break=tie_break)
         self._tree_log = _tree_log_of(tree_log_base)
-        shape = (self.runs, self.K)
-        # H_a: one hybrid mechanism per (run, arm); its value is s_a(t).               [Alg.1 l.2]
-        self.H = HybridCounter(shape, self.epsilon, self.rng, split=_SPLIT[self.variant])
+        self.H = hybrid_sums(self)                                               # [Alg.1 l.2]
         self.eps_L, self.eps_B = self.H.eps_L, self.H.eps_B
-        self.n = np.zeros(shape, np.int64)   # n_{a,t}: pulls of arm a before round t
+        self.n = np.zeros((self.runs, self.K), np.int64)  # n_{a,t}: pulls of arm a before round t
 
     @property
     def claim(self) -> PrivacyClaim:
-        claimed = Guarantee(self.epsilon)
-        proven = Guarantee(self.eps_L + self.eps_B)
-        if self.variant == "corrected":
-            return PrivacyClaim(claimed, proven, "holds", _SOURCE,
-                                "each reward enters one arm's hybrid mechanism, eps/2 in the "
-                                "logarithmic part plus eps/2 in one binary part; actions are "
-                                "post-processing")
-        return PrivacyClaim(claimed, proven, "false", _SOURCE,
-                            "with the printed scales Lap(1/eps) and Lap(k/eps) reward 2^k + 1 of "
-                            "an arm lies in one logarithmic block and k binary nodes, so the "
-                            "released sums lose 2 eps (docs/errata.md#td-hybrid-budget); the proof assumes an "
-                            "eps-DP hybrid mechanism")
+        return hybrid_claim(self, self.H, _SOURCE)
 
     # --8<-- [start:index-act-observe]
     def nu(self, t: int) -> np.ndarray:

@@ -1,6 +1,7 @@
 """What every matroid-bandit policy shares: the matroid argument, the feedback checks, the greedy
-call, and, for the two private algorithms (DPUCB-MAT and DPTS-MAT), their common private mean
-estimator (Sec. 3-4, Alg. 2 l.2 and l.9-13 = Alg. 3 l.2 and l.10-14) and their claim.
+call (``MatroidPolicy``), and, for the two private algorithms DPUCB-MAT and DPTS-MAT
+(``PrivateMatroidPolicy``), their common private mean estimator (Sec. 3-4, Alg. 2 l.2 and
+l.9-13 = Alg. 3 l.2 and l.10-14), their variants and their claim.
 
 Protocol (the engine's ``semi`` feedback). ``K`` is the number of base arms L (the engine's K);
 the paper's K, the rank, is ``rank`` (also ``super_arm_size``). A policy that observes round 0
@@ -16,11 +17,12 @@ import numpy as np
 from ...errors import DPBanditsError, check_rewards
 from ..noise import laplace, release
 from ..policy import PolicyBase
-from ..privacy import Guarantee, PrivacyClaim
+from ..privacy import Guarantee, PrivacyClaim, Variant
 from .greedy import greedy
 from .matroids import Matroid, Uniform
 
-__all__ = ["MatroidPolicy", "round_zero_claim", "ROUND_ZERO_COUNTEREXAMPLE"]
+__all__ = ["MatroidPolicy", "PrivateMatroidPolicy", "round_zero_claim", "round_zero_variants",
+           "ROUND_ZERO_COUNTEREXAMPLE"]
 
 ROUND_ZERO_COUNTEREXAMPLE = (
     "synthetic instance (Table 2), eps = 2: w_0 = (1,1,1,0,0,0,0) vs (0,0,0,1,1,1,1) gives "
@@ -92,7 +94,42 @@ class MatroidPolicy(PolicyBase):
                                  f"got {x.shape}")
         return check_rewards(x, f"rewards (round t = {t})")
 
-    # --- the lazy, forgetful private means of DPUCB-MAT and DPTS-MAT (Sec. 3-4) ---
+    def __repr__(self) -> str:
+        eps = f", epsilon={self.epsilon:g}" if self.private else ""
+        return (f"{type(self).__name__}(K={self.K}, runs={self.runs}{eps}, variant={self.variant!r}, "
+                f"matroid={self.matroid!r})")
+
+
+def round_zero_variants(index_term: str) -> tuple[Variant, Variant]:
+    """The variants of DPUCB-MAT and DPTS-MAT; ``index_term`` names the index's privacy term."""
+    return (
+        Variant("paper", "as printed: round-0 noise Lap(K/eps) on all L base arms; eps-DP for "
+                         "rows 1..n only"),
+        Variant("corrected", f"round-0 noise Lap(L/eps), {index_term} eps/L while T_e = 1: "
+                             "eps-DP for rows 0..n"),
+    )
+
+
+class PrivateMatroidPolicy(MatroidPolicy):
+    """DPUCB-MAT and DPTS-MAT: the lazy, forgetful private means (Sec. 3-4) and their claim.
+
+    Subclasses set ``source`` (their privacy theorem) and ``variants`` (from
+    :func:`round_zero_variants`), and implement ``act`` on the private means and ``observe`` by
+    ``observe_private_means``.
+    """
+
+    source: str
+    default_variant = "corrected"
+
+    def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
+                 matroid: Matroid | None = None, tie_break: str = "first") -> None:
+        super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
+                         matroid=matroid, tie_break=tie_break)
+        self.init_private_means()                                            # [Alg.2/3 l.1-2]
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return round_zero_claim(self, self.source)
 
     # --8<-- [start:private-means]
     def init_private_means(self) -> None:
@@ -137,11 +174,6 @@ class MatroidPolicy(PolicyBase):
         self.inv_sqrt_T.reshape(-1)[done] = 1.0 / np.sqrt(T)
         self.inv_eps_T.reshape(-1)[done] = 1.0 / (self.epsilon0 * T)
     # --8<-- [end:private-means]
-
-    def __repr__(self) -> str:
-        eps = f", epsilon={self.epsilon:g}" if self.private else ""
-        return (f"{type(self).__name__}(K={self.K}, runs={self.runs}{eps}, variant={self.variant!r}, "
-                f"matroid={self.matroid!r})")
 
 
 def round_zero_claim(policy: MatroidPolicy, source: str) -> PrivacyClaim:

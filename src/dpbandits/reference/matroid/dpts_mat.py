@@ -29,7 +29,7 @@ uses Lap(L/eps) at round 0 and is eps-DP for rows 0..n. See
 Regret (Theorem 4, O-only): Theorem 2's bound plus sum_{k: Delta_{min,k} > 0}
 O(ln(Kn) / Delta_{min,k}); Thm 4 makes the V-term explicit with c = 72.
 
-Lines l.2 and l.10-14 (the private mean estimator DPUCB-MAT and DPTS-MAT share, Sec. 3-4) are implemented once, in ``MatroidPolicy.observe_private_means`` (``common.py``).
+Lines l.2 and l.10-14 (the private mean estimator DPUCB-MAT and DPTS-MAT share, Sec. 3-4) are implemented once, in ``PrivateMatroidPolicy.observe_private_means`` (``common.py``), with the variants and the claim.
 
 Deviations:
 1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
@@ -49,38 +49,19 @@ import math
 
 import numpy as np
 
-from ..privacy import PrivacyClaim, Variant
-from .common import MatroidPolicy, round_zero_claim
-from .matroids import Matroid
+from .common import PrivateMatroidPolicy, round_zero_variants
 
 __all__ = ["DPTSMAT"]
 
-_SOURCE = "Chandak, Hu & Hegde (2023), Theorem 3"
 
-
-class DPTSMAT(MatroidPolicy):
+class DPTSMAT(PrivateMatroidPolicy):
     """DPTS-MAT of Chandak, Hu and Hegde, batch-first."""
 
     name = "dpts-mat"
     title = "DPTS-MAT"
     paper = "Chandak, Hu & Hegde (2023), Alg. 3"
-    variants = (
-        Variant("paper", "as printed: round-0 noise Lap(K/eps) on all L base arms; eps-DP for "
-                         "rows 1..n only"),
-        Variant("corrected", "round-0 noise Lap(L/eps), boost with eps/L while T_e = 1: eps-DP "
-                             "for rows 0..n"),
-    )
-    default_variant = "corrected"
-
-    def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
-                 matroid: Matroid | None = None, tie_break: str = "first") -> None:
-        super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
-                         matroid=matroid, tie_break=tie_break)
-        self.init_private_means()                                       # [Alg.3 l.1-2]
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return round_zero_claim(self, _SOURCE)
+    source = "Chandak, Hu & Hegde (2023), Theorem 3"
+    variants = round_zero_variants("boost with")
 
     # --8<-- [start:boost-sample-act]
     def boosted_mean(self, t: int) -> np.ndarray:

@@ -31,7 +31,7 @@ Regret (Theorem 2, O-only): R_n <= sum_{e not in A*, Delta_{e,min} > 0}
 O(ln(Kn) / Delta_{e,min} + min{K, log2(Kn)} ln(Kn) / (eps / K)); Thm 2 derives
 the explicit sum_e G_e^(24) + L F_K(n) for the printed algorithm.
 
-Lines l.2 and l.9-13 (the private mean estimator DPUCB-MAT and DPTS-MAT share, Sec. 3-4) are implemented once, in ``MatroidPolicy.observe_private_means`` (``common.py``).
+Lines l.2 and l.9-13 (the private mean estimator DPUCB-MAT and DPTS-MAT share, Sec. 3-4) are implemented once, in ``PrivateMatroidPolicy.observe_private_means`` (``common.py``), with the variants and the claim.
 
 Deviations:
 1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
@@ -54,38 +54,19 @@ import math
 
 import numpy as np
 
-from ..privacy import PrivacyClaim, Variant
-from .common import MatroidPolicy, round_zero_claim
-from .matroids import Matroid
+from .common import PrivateMatroidPolicy, round_zero_variants
 
 __all__ = ["DPUCBMAT"]
 
-_SOURCE = "Chandak, Hu & Hegde (2023), Theorem 1"
 
-
-class DPUCBMAT(MatroidPolicy):
+class DPUCBMAT(PrivateMatroidPolicy):
     """DPUCB-MAT of Chandak, Hu and Hegde, batch-first."""
 
     name = "dpucb-mat"
     title = "DPUCB-MAT"
     paper = "Chandak, Hu & Hegde (2023), Alg. 2"
-    variants = (
-        Variant("paper", "as printed: round-0 noise Lap(K/eps) on all L base arms; eps-DP for "
-                         "rows 1..n only"),
-        Variant("corrected", "round-0 noise Lap(L/eps), privacy term eps/L while T_e = 1: eps-DP "
-                             "for rows 0..n"),
-    )
-    default_variant = "corrected"
-
-    def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
-                 matroid: Matroid | None = None, tie_break: str = "first") -> None:
-        super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
-                         matroid=matroid, tie_break=tie_break)
-        self.init_private_means()                                       # [Alg.2 l.1-2]
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return round_zero_claim(self, _SOURCE)
+    source = "Chandak, Hu & Hegde (2023), Theorem 1"
+    variants = round_zero_variants("privacy term")
 
     # --8<-- [start:index-act-observe]
     def index(self, t: int) -> np.ndarray:
