@@ -2,9 +2,12 @@
 
 Defaults (``samples`` = runs per side of the test sample; each candidate pair's selection sample
 is ``samples // 5`` runs per side, at least 2000): K is the arm count of the known worst cases
-(docs/errata.md) (5 for FTNL, 2 for Wu and Wang's RNM-FTNL, otherwise 3), T = 16 rounds. The
-pairs are the known worst cases (:data:`dpbandits.audit.pairs.KNOWN_PAIRS`) for the algorithm followed by the generic candidates
-of :func:`dpbandits.audit.pairs.candidate_pairs` at the algorithm's release rounds.
+(docs/errata.md) (5 for FTNL, 2 for Wu and Wang's RNM-FTNL, 2 for the designed pairs of the
+hybrid-counter UCBs, otherwise 3), T = 16 rounds (the designed pairs' release horizon,
+:func:`dpbandits.audit.design.release_horizon`, where one is designed). The pairs are the
+designed pairs (:func:`dpbandits.audit.design.designed_pairs`), the known worst cases
+(:data:`dpbandits.audit.pairs.KNOWN_PAIRS`) and the generic candidates of
+:func:`dpbandits.audit.pairs.candidate_pairs` at the algorithm's release rounds.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ..errors import DPBanditsError, check_positive_int
 from ..files import write_atomically
 from ..reference.registry import ALGORITHMS, canonical, get
 from .mechanism import Mechanism, RegistryMechanism
+from .design import DESIGNED, designed_pairs, release_horizon
 from .pairs import DEFAULT_ARMS, Pair, candidate_pairs, known_pairs
 from .result import AuditResult
 from .testers import event_audit
@@ -30,11 +34,14 @@ __all__ = ["audit", "audit_algorithm", "audit_all", "controls", "claims_table", 
 
 DEFAULT_HORIZON = 16
 
+DESIGNED_ARMS: dict[str, int] = {"dp-ucb": 2, "dp-ucb-bound": 2, "hybrid-ucb": 2}
+"""Arms of the designed pairs (:mod:`dpbandits.audit.design`; docs/audit-design.md)."""
+
 
 def audit(mechanism: Mechanism, pairs: list[Pair] | None = None, *, samples: int = 50_000,
           alpha: float = 0.05, seed: int = 0, T: int = DEFAULT_HORIZON,
           progress: Callable[[str], None] | None = None, workers: int | None = None,
-          client=None) -> AuditResult:
+          client=None, n_selection: int | None = None) -> AuditResult:
     """Audit any mechanism: the event tester on the given or generic candidate pairs.
 
     ``workers`` (local processes) and ``client`` (a Dask client), when given, replace those of a
@@ -55,7 +62,8 @@ def audit(mechanism: Mechanism, pairs: list[Pair] | None = None, *, samples: int
     if pairs is None:
         pairs = candidate_pairs(mechanism.K, T, boundaries=mechanism.epoch_boundaries(T),
                                 row_zero=getattr(mechanism, "observes_round_zero", False))
-    return event_audit(mechanism, pairs, n_selection=max(2000, samples // 5), n_test=samples,
+    n_selection = max(2000, samples // 5) if n_selection is None else n_selection
+    return event_audit(mechanism, pairs, n_selection=n_selection, n_test=samples,
                        alpha=alpha, seed=seed, progress=progress)
 
 
@@ -77,8 +85,9 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
     check_backend(backend)
     name = canonical(name)
     params = dict(params or {})
-    K = K or DEFAULT_ARMS.get(name, 3)
-    T = check_positive_int(T or DEFAULT_HORIZON, "T")
+    K = K or DESIGNED_ARMS.get(name) or DEFAULT_ARMS.get(name, 3)
+    T = check_positive_int(T or (release_horizon(name, K) if name in DESIGNED else None)
+                           or DEFAULT_HORIZON, "T")
     if white_box:
         mechanism: Mechanism = InternalStatistics(name, K, epsilon, variant, params)
     else:
@@ -87,12 +96,21 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
     policy = getattr(mechanism, "_policy", None)
     row_zero = bool(getattr(policy, "observes_round_zero", False))
     relation = mechanism.claimed.relation if mechanism.claimed else None
-    pairs = known_pairs(name, K, T) + candidate_pairs(
-        K, T, boundaries=mechanism.epoch_boundaries(T), row_zero=row_zero,
-        **({"relation": relation} if relation is not None else {}))
+    designed = [] if white_box else designed_pairs(name, K, epsilon, variant, T)
+    n_selection = None
+    if designed:
+        # A few designed pairs instead of many generic ones: each gets the selection sample the
+        # generic candidates would share (whole-sequence events need it to rank the sequences).
+        pairs = designed + known_pairs(name, K, T)
+        n_selection = samples
+    else:
+        pairs = known_pairs(name, K, T) + candidate_pairs(
+            K, T, boundaries=mechanism.epoch_boundaries(T), row_zero=row_zero,
+            **({"relation": relation} if relation is not None else {}))
     if getattr(mechanism, "feedback", "") == "semi":
         pairs = [p for p in pairs if p.D0.X0 is not None] or pairs
-    result = audit(mechanism, pairs, samples=samples, alpha=alpha, seed=seed, T=T, progress=progress)
+    result = audit(mechanism, pairs, samples=samples, alpha=alpha, seed=seed, T=T, progress=progress,
+                   n_selection=n_selection)
     used = sorted(getattr(mechanism, "backends_used", ()))
     return replace(result, backend=",".join(used)) if used else result
 
@@ -110,10 +128,13 @@ def controls(epsilon: float = 1.0, *, samples: int = 50_000, alpha: float = 0.05
 
 AUDIT_PRESETS: dict[str, dict[str, Any]] = {
     "dp-ucb-int": {"epsilon": 0.5, "params": {"v": 1.5}, "T": 20, "samples": 500_000},
+    "dp-ucb": {"samples": 100_000},
 }
 """Settings under which ``audit_all`` audits an algorithm instead of the common ones: the
 parameters of the counterexample in docs/errata.md#td-int-loop ( eps = 0.5, v = 1.5, T = 20,
-whose violating event has probability about 4e-4 and needs about 5e5 runs per side)."""
+whose violating event has probability about 4e-4 and needs about 5e5 runs per side), and the
+test sample at which the designed pairs of DP-UCB refute the printed variant's claim from its
+actions (docs/audit-design.md: about 3e4 runs per side are needed, 5e4 refute at seeds 0 and 1)."""
 
 
 def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.05, seed: int = 0,

@@ -12,6 +12,10 @@ Scores:
 
 * ``histogram``: the plug-in log-ratio of the counts of each distinct output (features of the
   actions after the differing round), for outputs with few distinct values;
+* ``whole-sequence histogram``: the same over whole action sequences, from round 1 (the action
+  of the differing round says which arm's statistic the changed reward entered; an event over
+  the joint pattern of actions at the rounds that read two released nodes can show both nodes'
+  loss);
 * ``logistic``: the linear predictor of a logistic model (statsmodels GLM, Binomial family,
   frequency weights on distinct feature rows) on features of the output;
 * ``exact``: the exact log-likelihood ratio, for mechanisms whose trajectory probabilities are
@@ -64,6 +68,14 @@ def action_features(outputs: np.ndarray, step: int, K: int, window: int = _WINDO
 
 
 # --- scores -----------------------------------------------------------------------------------
+
+_WHOLE = "whole-sequence histogram"
+
+
+def _whole(outputs: np.ndarray) -> np.ndarray:
+    """Whole action sequences (every round, not only those after the differing one) as rows."""
+    return outputs.reshape(outputs.shape[0], -1)
+
 
 def _row_keys(F: np.ndarray) -> np.ndarray:
     F = np.ascontiguousarray(F)
@@ -216,9 +228,14 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
                 score = fit(F0[:half], F1[:half])
                 if score is not None:
                     scorers.append((name, score))
+            if out0.dtype.kind != "f":      # events over whole action sequences, round 1 on
+                score = _fit_histogram(_whole(out0[:half]), _whole(out1[:half]))
+                if score is not None:
+                    scorers.append((_WHOLE, lambda outputs, score=score: score(_whole(outputs))))
         for name, score in scorers:
-            source0 = out0[half:] if name.startswith("exact") else F0[half:]
-            source1 = out1[half:] if name.startswith("exact") else F1[half:]
+            raw = name.startswith("exact") or name == _WHOLE
+            source0 = out0[half:] if raw else F0[half:]
+            source1 = out1[half:] if raw else F1[half:]
             bound, threshold, upper = _best_threshold(score(source0), score(source1), alpha, claimed_delta)
             if best is None or bound > best.selection_bound:
                 best = _Event(name, score, threshold, upper, i, bound)
@@ -228,7 +245,7 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
         progress(f"test: {best.describe()} on {pair.description}")
     out0 = mechanism.sample(pair.D0, n_test, seeds[-2])
     out1 = mechanism.sample(pair.D1, n_test, seeds[-1])
-    if best.score_name.startswith("exact"):
+    if best.score_name.startswith("exact") or best.score_name == _WHOLE:
         s0, s1 = best.score(out0), best.score(out1)
     else:
         s0 = best.score(action_features(out0, pair.step, mechanism.K))

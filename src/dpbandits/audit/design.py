@@ -1,0 +1,258 @@
+"""Designed neighbouring pairs, release horizons and the action-level loss of a pair.
+
+The generic candidates of :func:`dpbandits.audit.pairs.candidate_pairs` change a row at fixed
+rounds of a random table. The pairs designed here are derived from where each algorithm releases
+a statistic that a single reward moves most (docs/audit-design.md):
+
+* the hybrid-counter UCBs (DP-UCB-BOUND, DP-UCB: Tossou and Dimitrakakis, Alg. 1-2; Hybrid-UCB:
+  Hu, Huang and Mehta, Alg. 4) lose most on one item of an arm's counter: item 2^k + 1 = 3 of
+  the hybrid mechanism (in a logarithmic block and a binary node, docs/errata.md#td-hybrid-budget)
+  and an arm's second observation in Hybrid-UCB (leaf 1 of tree 1, docs/errata.md#hhm-hybrid-tree).
+  The pairs put that reward at the extremes (the whole row 1 vs 0, so whichever arm is pulled
+  sees it) on a constant table (0 or 1), at the rounds where the item lands in some runs, with a
+  horizon that lets the next decisions read both released nodes;
+* DP-SE (Sajed and Sheffet) releases nothing before its first epoch ends: its first data-dependent
+  release is after K R_1 rounds, R_1 from :func:`dpbandits.reference.bandit.dp_se.epoch_length`.
+
+:func:`action_level_loss` measures what the actions reveal on a pair: the privacy loss of every
+whole action sequence, estimated from runs on both tables, with a Clopper-Pearson upper bound, and
+the test-sample size an audit with the best event would need to refute a claim.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from ..reference.environments import Table
+from ..reference.registry import canonical, get
+from .pairs import Pair
+
+__all__ = ["designed_pairs", "release_horizon", "DESIGNED", "ActionLevelLoss", "action_level_loss",
+           "samples_needed"]
+
+DESIGNED: dict[str, dict[str, Any]] = {
+    "dp-ucb": {"steps": (3, 5), "after": 5,
+               "why": "item 3 of every arm's hybrid counter (DP-UCB inserts every round, so item "
+                      "= round) lies in the logarithmic block released at n = 4 and in the binary "
+                      "node released at n = 3; rounds 4 and 5 read the two releases"},
+    "dp-ucb-bound": {"steps": (3, 5), "after": 3,
+                     "why": "with K = 2 the reward of round 5 is item 3 of its arm when rounds 3 "
+                            "and 4 split; the radius nu_a is a function of the counts only, so "
+                            "the noise decides an action only when the counts tie"},
+    "hybrid-ucb": {"steps": (3, 4), "after": 4,
+                   "why": "with K = 2 the reward of round 3 is the second observation of its arm: "
+                          "leaf 1 of tree 1, in two released tree nodes and one array"},
+}
+"""Algorithm -> the rounds whose reward the designed pairs change, the rounds after it that the
+horizon keeps, and why those rounds."""
+
+
+def release_horizon(name: str, K: int = 2, epsilon: float = 1.0, variant: str | None = None,
+                    params: dict[str, Any] | None = None) -> int | None:
+    """The horizon at which an audit of ``name`` reaches its first data-dependent releases.
+
+    Hybrid-counter UCBs: the last designed round plus the rounds that read its releases
+    (:data:`DESIGNED`). DP-SE: K R_1 + 1, the round after its first epoch's release, with
+    R_1 = :func:`~dpbandits.reference.bandit.dp_se.epoch_length` at beta = 1/T (its default),
+    solved for the smallest T that reaches it. None when no designed horizon is known.
+    """
+    name = canonical(name)
+    K = check_positive_int(K, "K", minimum=2)
+    epsilon = check_epsilon(epsilon)
+    params = dict(params or {})
+    if name in DESIGNED:
+        d = DESIGNED[name]
+        return max(d["steps"]) + d["after"]
+    if name == "dp-se":
+        from ..reference.bandit.dp_se import epoch_length
+
+        T = K + 1
+        for _ in range(64):      # T = K R_1(beta = 1/T) + 1 has a fixed point: R_1 grows as ln T
+            beta = params.get("beta", 1.0 / T)
+            needed = K * int(epoch_length(1, K, epsilon, beta)) + 1
+            if needed <= T:
+                return T
+            T = needed
+        raise DPBanditsError("DP-SE's first release horizon did not settle")  # pragma: no cover
+    return None
+
+
+def designed_pairs(name: str, K: int = 2, epsilon: float = 1.0, variant: str | None = None,
+                   T: int | None = None) -> list[Pair]:
+    """The designed neighbouring pairs of ``name`` (empty when none are designed).
+
+    Each pair is a constant table (all rewards 0, or all 1) whose row at a designed round is all
+    ones on D0 and all zeros on D1 (whichever arm is pulled sees a change of 1). ``T`` defaults
+    to :func:`release_horizon`. ``epsilon`` and ``variant`` do not change the tables; they are
+    accepted so that callers name the audited configuration in one place.
+    """
+    name = canonical(name)
+    get(name)
+    K = check_positive_int(K, "K", minimum=2)
+    check_epsilon(epsilon)
+    if name not in DESIGNED:
+        return []
+    T = check_positive_int(T or release_horizon(name, K), "T")
+    pairs = []
+    for step in DESIGNED[name]["steps"]:
+        if step > T:
+            continue
+        for base in (0.0, 1.0):
+            X = np.full((T, K), base)
+            X[step - 1] = 1.0
+            Y = X.copy()
+            Y[step - 1] = 0.0
+            pairs.append(Pair(Table(X), Table(Y), step,
+                              f"designed: rewards {base:g}, round {step} row all 1 vs all 0"))
+    return pairs
+
+
+# --- what the actions reveal -------------------------------------------------------------------
+
+def _cp_lower(k, n, a):
+    k = np.asarray(k, dtype=float)
+    return np.where(k > 0, stats.beta.ppf(a, np.maximum(k, 1), n - k + 1), 0.0)
+
+
+def _cp_upper(k, n, a):
+    k = np.asarray(k, dtype=float)
+    return np.where(k < n, stats.beta.ppf(1 - a, k + 1, np.maximum(n - k, 1)), 1.0)
+
+
+def samples_needed(p_big: float, p_small: float, claim: float, alpha: float = 0.05,
+                   limit: int = 10 ** 10) -> int | None:
+    """Test runs per side at which an event of probabilities ``p_big`` vs ``p_small`` gives a
+    Clopper-Pearson bound (alpha/2 per side, one hypothesis) above ``claim`` at the expected
+    counts; None when ln(p_big / p_small) <= claim (no sample size can refute with this event)
+    or when more than ``limit`` runs would be needed."""
+    if p_small <= 0 or p_big <= 0 or math.log(p_big / p_small) <= claim:
+        return None
+    n = 100
+    while n <= limit:
+        lo = float(_cp_lower(math.floor(n * p_big), n, alpha / 2))
+        hi = float(_cp_upper(math.ceil(n * p_small), n, alpha / 2))
+        if lo > 0 and math.log(lo / hi) > claim:
+            return n
+        n = int(n * 1.25) + 1
+    return None
+
+
+@dataclass(frozen=True)
+class ActionLevelLoss:
+    """What a pair's action sequences reveal (see :func:`action_level_loss`).
+
+    ``estimate`` is a point estimate (plug-in, not a bound) of max over action sequences o of
+    |ln P0(o)/P1(o)|, over the sequences seen at least ``min_count`` times on both sides;
+    ``upper_bound`` bounds that maximum from above at confidence 1 - alpha (Clopper-Pearson,
+    Bonferroni over the 2 m one-sided intervals of the m sequences); ``rare_mass`` is the largest
+    share of runs, on either side, in the sequences left out. ``event_*`` describe the union of
+    sequences (ordered by their estimated ratio) that needs the fewest test runs to refute
+    ``claim``; ``samples_needed`` is that number (None: no event of this pair can refute it).
+    ``released_loss`` is the loss of the statistics the algorithm releases (the variant's proven
+    epsilon): the actions are post-processing of them, so no action event can exceed it.
+    """
+
+    mechanism: str
+    pair: str
+    T: int
+    K: int
+    epsilon: float
+    claim: float
+    released_loss: float
+    n: int
+    alpha: float
+    estimate: float
+    upper_bound: float
+    sequences: int
+    rare_mass: float
+    event_sequences: int
+    event_p_big: float
+    event_p_small: float
+    event_estimate: float
+    samples_needed: int | None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def refutable(self) -> bool:
+        return self.samples_needed is not None
+
+    def summary(self) -> str:
+        need = (f"a refutation needs about {self.samples_needed:,} test runs per side"
+                if self.refutable else
+                "no event of this pair can refute the claim at any sample size (the actions' "
+                f"loss is at most {self.upper_bound:.3f} < {self.claim:g})"
+                if self.upper_bound < self.claim else
+                "no event of this pair is estimated to exceed the claim")
+        return (f"{self.mechanism} on '{self.pair}' (T = {self.T}): released statistics lose "
+                f"{self.released_loss:g}; action sequences lose {self.estimate:.3f} (estimate, "
+                f"{self.n:,} runs per side; {100 * (1 - self.alpha):.0f}% upper bound "
+                f"{self.upper_bound:.3f}); {need}")
+
+
+def _sequence_codes(actions: np.ndarray, K: int) -> np.ndarray:
+    flat = actions.reshape(actions.shape[0], -1).astype(np.int64)
+    if flat.shape[1] * math.log2(K) > 62:
+        raise DPBanditsError("action sequences too long to enumerate (K^T > 2^62)")
+    return flat @ (K ** np.arange(flat.shape[1], dtype=np.int64))
+
+
+def action_level_loss(name: str, pair: Pair, *, epsilon: float = 1.0, variant: str | None = None,
+                      n: int = 1_000_000, seed: int = 0, alpha: float = 0.05,
+                      min_count: int = 200, workers: int = 1, backend: str = "auto",
+                      params: dict[str, Any] | None = None) -> ActionLevelLoss:
+    """The privacy loss that whole action sequences of ``name`` reveal on ``pair``.
+
+    Runs ``n`` times on each table (seeded from ``seed``), counts every distinct action sequence
+    and returns an :class:`ActionLevelLoss`: the largest estimated |ln P0(o)/P1(o)|, its upper
+    confidence bound (level 1 - alpha, Clopper-Pearson with Bonferroni over the sequences with at
+    least ``min_count`` runs on both sides), and the test-sample size the best union of sequences
+    would need to refute the claim at level alpha.
+    """
+    from .mechanism import RegistryMechanism
+
+    n = check_positive_int(n, "n", minimum=100)
+    mechanism = RegistryMechanism(name, pair.K, epsilon, variant, dict(params or {}), T=pair.T,
+                                  workers=workers, backend=backend)
+    claim = mechanism.claimed.epsilon if mechanism.claimed else math.inf
+    child = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(2)]
+    codes0 = _sequence_codes(mechanism.sample(pair.D0, n, child[0]), pair.K)
+    codes1 = _sequence_codes(mechanism.sample(pair.D1, n, child[1]), pair.K)
+    values, inverse = np.unique(np.concatenate([codes0, codes1]), return_inverse=True)
+    c0 = np.bincount(inverse[:n], minlength=values.size)
+    c1 = np.bincount(inverse[n:], minlength=values.size)
+    seen = (c0 >= min_count) & (c1 >= min_count)
+    m = max(1, int(seen.sum()))
+    a = alpha / (2 * m)
+    k0, k1 = c0[seen], c1[seen]
+    estimate = float(np.max(np.abs(np.log(k0 / k1)))) if seen.any() else 0.0
+    upper = float(max(np.max(np.log(_cp_upper(k0, n, a) / _cp_lower(k1, n, a)), initial=0.0),
+                      np.max(np.log(_cp_upper(k1, n, a) / _cp_lower(k0, n, a)), initial=0.0)))
+    rare = float(max(c0[~seen].sum(), c1[~seen].sum()) / n)
+    best = (None, 0, 0.0, 0.0, 0.0)
+    for big, small in ((c0, c1), (c1, c0)):
+        order = np.argsort(-np.log((big + 0.5) / (small + 0.5)))
+        kb, ks = np.cumsum(big[order]) / n, np.cumsum(small[order]) / n
+        for j in range(min(order.size, 64)):
+            if ks[j] <= 0:
+                continue
+            need = samples_needed(float(kb[j]), float(ks[j]), claim, alpha)
+            est = math.log(kb[j] / ks[j])
+            if need is not None and (best[0] is None or need < best[0]):
+                best = (need, j + 1, float(kb[j]), float(ks[j]), est)
+            elif best[0] is None and est > best[4]:
+                best = (None, j + 1, float(kb[j]), float(ks[j]), est)
+    released = mechanism.claim.proven.epsilon if mechanism.claim.proven else math.inf
+    return ActionLevelLoss(
+        mechanism=mechanism.label, pair=pair.description, T=pair.T, K=pair.K, epsilon=epsilon,
+        claim=claim, released_loss=float(released), n=n, alpha=alpha, estimate=estimate,
+        upper_bound=upper, sequences=int(seen.sum()), rare_mass=rare, event_sequences=best[1],
+        event_p_big=best[2], event_p_small=best[3], event_estimate=best[4],
+        samples_needed=best[0])
