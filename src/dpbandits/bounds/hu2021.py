@@ -33,7 +33,7 @@ from .core import Bound, Delta, Delta_min, K, T, epsilon, n, positive
 __all__ = ["C_11", "C_12", "C_M", "Delta_k", "thm2", "thm3", "thm3_literal", "thm4", "thm5",
            "thm5_order", "thm5_privacy_printed", "thm5_privacy", "thm6_printed", "thm6", "thm6_lap2", "thm7",
            "thm7_corrected", "thm7_order", "thm7_brackets", "lemma13", "cor8_i", "cor8_ii", "cor9",
-           "thm10_private", "thm10", "thm10_minimax", "bounds"]
+           "private_lower_term", "thm10_private", "thm10", "thm10_minimax", "bounds"]
 
 C_11 = positive("C_11")
 """Lemma 11's O(1) constant (5.625 by following its proof, docs/algorithms/anytime-lazy-ucb.md; kept free in the paper-literal form)."""
@@ -274,6 +274,12 @@ def cor9() -> Bound:
                  "order", rest=rate, algorithms=("rnm-ftnl",), order=rate)
 
 
+def private_lower_term() -> sp.Expr:
+    """0.0098 ln K / eps: the private term of the lower bound of Theorem 10 (App. H), restated as
+    Theorem 12 of the journal version (App. D.3); the constant is the paper's."""
+    return sp.Float(0.0098) * sp.log(K) / epsilon
+
+
 def thm10_private() -> Bound:
     """Theorem 10, private term (App. H, explicit): every eps-DP algorithm has regret at least
     0.0098 ln K / eps on some instance of the family P_j (Bernoulli 1/2 + Delta for action j,
@@ -284,7 +290,7 @@ def thm10_private() -> Bound:
                        sp.Le(Delta_min, sp.Rational(1, 2)))
     return Bound("hu2021.thm10", "Theorem 10: lower bound for eps-DP online learning (private term)",
                  f"{_PAPER}, Thm 10, App. H", "lower", "expected pseudo-regret R(T)",
-                 "paper", rest=sp.Float(0.0098) * sp.log(K) / epsilon, condition=condition,
+                 "paper", rest=private_lower_term(), condition=condition,
                  algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"),
                  instance="hu-journal-thm12", order=sp.log(K) / epsilon, monotone=("epsilon-",))
 
@@ -297,7 +303,7 @@ def thm10() -> Bound:
     condition = sp.And(sp.Ge(T, sp.log(K) / (16 * Delta_min ** 2)),
                        sp.Ge(T, sp.log(K) / (10 * epsilon * Delta_min)), sp.Ge(K, 2),
                        sp.Le(Delta_min, sp.Rational(1, 2)))
-    rest = sp.Max(C_M * sp.log(K) / Delta_min, sp.Float(0.0098) * sp.log(K) / epsilon)
+    rest = sp.Max(C_M * sp.log(K) / Delta_min, private_lower_term())
     return Bound("hu2021.thm10.full", "Theorem 10: lower bound for eps-DP online learning (both terms)",
                  f"{_PAPER}, Thm 10, App. H", "lower", "expected pseudo-regret R(T)",
                  "free", rest=rest, condition=condition,

@@ -245,46 +245,42 @@ def cor11() -> Bound:
                  "order", rest=rate, algorithms=("rnm-ftnl",), order=rate)
 
 
+def _thm12_domain() -> sp.Basic:
+    """Theorem 12's conditions on the private term: T >= ln K / (10 eps Delta_min), K >= 4 and
+    Delta_min in (0, 1/4) (the arXiv version's Theorem 10 asks K >= 2, Delta_min <= 1/2)."""
+    return sp.And(sp.Ge(T, sp.log(K) / (10 * epsilon * Delta_min)), sp.Ge(K, 4),
+                  sp.Lt(Delta_min, sp.Rational(1, 4)))
+
+
 def thm12_private() -> Bound:
     """Theorem 12, private term (App. D.3): R(T) >= 0.0098 ln K / eps for every eps-DP algorithm on
     the family P_j, when Delta_min in (0, 1/4), K >= 4 and T >= ln K / (10 eps Delta_min)
-    (Thm 12). The ``hu-journal-thm12`` setting is P_1 with K = 10, Delta = 0.1."""
-    condition = sp.And(sp.Ge(T, sp.log(K) / (10 * epsilon * Delta_min)), sp.Ge(K, 4),
-                       sp.Lt(Delta_min, sp.Rational(1, 4)))
-    return Bound("hu-journal.thm12", "Theorem 12: lower bound, full information (private term)",
-                 f"{_PAPER}, Thm 12, App. D.3", "lower", "expected pseudo-regret R(T)",
-                 "paper", rest=sp.Float(0.0098) * sp.log(K) / epsilon, condition=condition,
-                 algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"),
-                 instance="hu-journal-thm12", order=sp.log(K) / epsilon, monotone=("epsilon-",))
+    (Thm 12): the arXiv version's Theorem 10 on a narrower domain. The ``hu-journal-thm12``
+    setting is P_1 with K = 10, Delta = 0.1."""
+    return _restated(hu2021.thm10_private(), "hu-journal.thm12",
+                     "Theorem 12: lower bound, full information (private term)",
+                     "Thm 12, App. D.3", condition=_thm12_domain())
 
 
 def thm12() -> Bound:
     """Theorem 12 in full: R(T) >= max{C_M ln K / Delta_min, 0.0098 ln K / eps} for Delta_min in
     (0, 1/4), K >= 4, T >= max{ln K / (16 Delta_min^2), ln K / (10 eps Delta_min)} (Thm 12,
     App. D.3). C_M (Mourtada & Gaifas' Prop. 4 constant) is not given: free symbol."""
-    condition = sp.And(sp.Ge(T, sp.log(K) / (16 * Delta_min ** 2)),
-                       sp.Ge(T, sp.log(K) / (10 * epsilon * Delta_min)), sp.Ge(K, 4),
-                       sp.Lt(Delta_min, sp.Rational(1, 4)))
-    rest = sp.Max(hu2021.C_M * sp.log(K) / Delta_min, sp.Float(0.0098) * sp.log(K) / epsilon)
-    return Bound("hu-journal.thm12.full", "Theorem 12: lower bound, full information (both terms)",
-                 f"{_PAPER}, Thm 12, App. D.3", "lower", "expected pseudo-regret R(T)",
-                 "free", rest=rest, condition=condition,
-                 algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"),
-                 instance="hu-journal-thm12",
-                 order=sp.Max(sp.log(K) / Delta_min, sp.log(K) / epsilon), monotone=("epsilon-",))
+    condition = sp.And(sp.Ge(T, sp.log(K) / (16 * Delta_min ** 2)), _thm12_domain())
+    return _restated(hu2021.thm10(), "hu-journal.thm12.full",
+                     "Theorem 12: lower bound, full information (both terms)",
+                     "Thm 12, App. D.3", condition=condition)
 
 
 def thm12_minimax() -> Bound:
     """Theorem 12's minimax corollary: Delta_min = sqrt(ln K / T) gives
     Omega(max{sqrt(T log K), log K / eps}) for T >= ln K / (100 eps^2); Delta_min < 1/4 needs
     T > 16 ln K [DERIVED]; K >= 4 (Thm 12). Order only."""
-    rate = sp.Max(sp.sqrt(T * sp.log(K)), sp.log(K) / epsilon)
     condition = sp.And(sp.Ge(T, sp.log(K) / (100 * epsilon ** 2)), sp.Gt(T, 16 * sp.log(K)),
                        sp.Ge(K, 4))
-    return Bound("hu-journal.thm12.minimax", "Theorem 12: minimax lower bound, full information",
-                 f"{_PAPER}, Thm 12 (minimax corollary)", "lower",
-                 "minimax expected pseudo-regret", "order", rest=rate, condition=condition,
-                 algorithms=("rnm-ftnl:corrected", "rnm-ftnl-bq:corrected", "naive-ftnl"), order=rate)
+    return _restated(hu2021.thm10_minimax(), "hu-journal.thm12.minimax",
+                     "Theorem 12: minimax lower bound, full information",
+                     "Thm 12 (minimax corollary)", condition=condition)
 
 
 def azize_basu_minimax() -> Bound:
