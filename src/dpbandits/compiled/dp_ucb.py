@@ -68,10 +68,17 @@ def state_from(policy) -> State:
                   np.arange(R * K) if feed_all else np.zeros(R, np.int64),
                   np.zeros(R * K) if feed_all else np.zeros(R),
                   np.empty((R, K)), int(policy.tie_break == "random"), policy.rng, np.empty(K))
+    _all_counts_changed(state)
+    return state
+
+
+@njit(cache=True, _nrt=False)
+def _all_counts_changed(state):
+    """``_count_changed`` for every (run, arm): one compiled call, not R x K calls from Python."""
+    R, K = state.n.shape
     for r in range(R):
         for a in range(K):
             _count_changed(state, r, a)
-    return state
 
 
 @njit(cache=True, _nrt=False, inline="always")
