@@ -10,6 +10,12 @@ Clopper-Pearson, alpha split over both bounds: 0.939, 0.981, 0.994) and their ra
 Part 2, every registered algorithm and variant at eps = 1 with ``--samples`` test runs per side
 (the default audit): the bound divided by the claimed epsilon and the runs per second (all runs
 of the audit, selection and test, divided by its wall-clock time).
+
+Part 3 (``--action-level [N]``), what the actions of the hybrid-counter UCBs' printed variants
+can reveal: for every designed pair (dpbandits.audit.design) the loss of whole action sequences
+on N runs per side (estimate and 95% upper bound), the loss of the released statistics, and the
+test runs a refutation would need; the pair with the largest estimate per algorithm is written
+to docs/data/action-level-loss.json (the docs pages and the report quote it).
 """
 
 from __future__ import annotations
@@ -56,12 +62,44 @@ def algorithm_table(samples: int) -> None:
                   f"{runs / seconds:,.0f} |", flush=True)
 
 
+ACTION_LEVEL = ("dp-ucb", "dp-ucb-bound", "hybrid-ucb")
+ACTION_LEVEL_FILE = "docs/data/action-level-loss.json"
+
+
+def action_level_table(n: int) -> None:
+    import json
+    from pathlib import Path
+
+    from dpbandits.audit.design import action_level_loss, designed_pairs
+    from dpbandits.files import write_atomically
+
+    print("\n| algorithm | pair | T | released loss | sequences' loss (estimate) | 95% upper bound "
+          "| test runs a refutation needs |")
+    print("|---|---|---|---|---|---|---|")
+    chosen = {}
+    for name in ACTION_LEVEL:
+        for pair in designed_pairs(name, 2, 1.0, "paper"):
+            r = action_level_loss(name, pair, epsilon=1.0, variant="paper", n=n, seed=0)
+            need = "none" if r.samples_needed is None else f"{r.samples_needed:,}"
+            print(f"| {r.mechanism} | {r.pair} | {r.T} | {r.released_loss:g} | {r.estimate:.3f} | "
+                  f"{r.upper_bound:.3f} | {need} |", flush=True)
+            if name not in chosen or r.estimate > chosen[name]["estimate"]:
+                chosen[name] = r.to_dict()
+    write_atomically(Path(ACTION_LEVEL_FILE), json.dumps(chosen, indent=1) + "\n")
+    print(f"wrote {ACTION_LEVEL_FILE}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="audits averaged per N (default 5)")
     parser.add_argument("--samples", type=int, default=20_000, help="test runs per side, part 2")
     parser.add_argument("--skip-algorithms", action="store_true", help="only part 1")
+    parser.add_argument("--action-level", type=int, nargs="?", const=1_000_000, default=None,
+                        metavar="N", help="only part 3, N runs per side (default 1000000)")
     args = parser.parse_args()
+    if args.action_level is not None:
+        action_level_table(args.action_level)
+        return
     laplace_table(args.seeds)
     if not args.skip_algorithms:
         algorithm_table(args.samples)

@@ -108,6 +108,7 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
     controls = {r.mechanism: r.verdict for r in results if not registered(r)}
     false_missed = [r.mechanism for r in results
                     if registered(r) and r.claim_status == "false" and r.verdict != "violation"]
+    reasons = {m: _unrefuted_reason(m, budget["audit_samples"], seed) for m in false_missed}
     text = (f"{budget['audit_samples']} test runs per side for each variant "
             f"({budget['audit_int_samples']} for dp-ucb-int's counterexample), 95% confidence, "
             "selection and test samples separate. `violation` means the lower bound exceeds the "
@@ -115,8 +116,28 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
             + table)
     return Part("audit", text, {"audits": len(results), "violations": violations,
                                 "consistent": consistent, "controls": controls,
-                                "false_but_not_detected": false_missed},
+                                "false_but_not_detected": false_missed,
+                                "why_not_detected": reasons},
                 ["audit-claims.json"])
+
+
+def _unrefuted_reason(label: str, samples: int, seed: int) -> str:
+    """Why the audit of the actions did not refute a false claim, computed: on the designed pair
+    whose action sequences lose most (:func:`dpbandits.audit.design.largest_action_level_loss`,
+    5 x ``samples`` runs per side), what the actions lose and the test runs a refutation needs."""
+    from .audit.design import largest_action_level_loss
+
+    name, _, rest = label.partition("[")
+    variant = rest.partition("]")[0] or None
+    try:
+        loss = largest_action_level_loss(name, epsilon=1.0, variant=variant, n=5 * samples,
+                                         seed=seed)
+    except DPBanditsError as error:
+        return f"not computed ({error})"
+    if loss is None:
+        return ("no designed pair: its violating events are too rare for this budget "
+                "(docs/errata.md)")
+    return loss.summary()
 
 
 def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
@@ -351,8 +372,9 @@ def summary(parts: list[Part]) -> list[str]:
                      + (", ".join(f"`{m}`" for m in s["consistent"]) or "none") + ". Not refuted "
                      "is not proved: "
                      + (f"{len(missed)} of these are shown false on the errata page "
-                        "(docs/errata.md) but their violating events are too rare for this "
-                        "budget: " + ", ".join(f"`{m}`" for m in missed) + "."
+                        "(docs/errata.md) but the audit of their actions did not refute them: "
+                        + "; ".join(f"`{m}`: {s.get('why_not_detected', {}).get(m, 'not computed')}"
+                                    for m in missed) + "."
                         if missed else "every claim the errata page (docs/errata.md) shows "
                         "false was caught."))
         flagged = sum(v == "violation" for v in s["controls"].values())

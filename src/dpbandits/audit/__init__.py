@@ -16,6 +16,8 @@ _WHERE = {
     "epsilon_estimate": "confidence", "epsilon_lower_bound": "confidence",
     "hoeffding_lower_bound": "confidence", "max_attainable_bound": "confidence",
     "CommandMechanism": "external",
+    "designed_pairs": "design", "release_horizon": "design", "action_level_loss": "design",
+    "ActionLevelLoss": "design", "samples_needed": "design",
     "Mechanism": "mechanism", "RegistryMechanism": "mechanism",
     "KNOWN_PAIRS": "pairs", "Pair": "pairs", "candidate_pairs": "pairs", "known_pairs": "pairs",
     "AuditResult": "result",
@@ -50,4 +52,5 @@ __all__ = [
     "CounterMechanism", "InternalStatistics", "Stream", "stream_pairs",
     "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_lower_bound", "epsilon_estimate",
     "hoeffding_lower_bound", "max_attainable_bound",
+    "designed_pairs", "release_horizon", "action_level_loss", "ActionLevelLoss", "samples_needed",
 ]

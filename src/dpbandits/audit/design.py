@@ -34,7 +34,7 @@ from ..reference.registry import canonical, get
 from .pairs import Pair
 
 __all__ = ["designed_pairs", "release_horizon", "DESIGNED", "ActionLevelLoss", "action_level_loss",
-           "samples_needed"]
+           "largest_action_level_loss", "samples_needed"]
 
 DESIGNED: dict[str, dict[str, Any]] = {
     "dp-ucb": {"steps": (3, 5), "after": 5,
@@ -256,3 +256,15 @@ def action_level_loss(name: str, pair: Pair, *, epsilon: float = 1.0, variant: s
         upper_bound=upper, sequences=int(seen.sum()), rare_mass=rare, event_sequences=best[1],
         event_p_big=best[2], event_p_small=best[3], event_estimate=best[4],
         samples_needed=best[0])
+
+
+def largest_action_level_loss(name: str, K: int = 2, *, epsilon: float = 1.0,
+                              variant: str | None = None, n: int = 200_000, seed: int = 0,
+                              alpha: float = 0.05, workers: int = 1,
+                              backend: str = "auto") -> ActionLevelLoss | None:
+    """:func:`action_level_loss` on every designed pair of ``name``; the one with the largest
+    estimate (None when no pair is designed). Each pair is its own experiment at level alpha."""
+    results = [action_level_loss(name, pair, epsilon=epsilon, variant=variant, n=n, seed=seed,
+                                 alpha=alpha, workers=workers, backend=backend)
+               for pair in designed_pairs(name, K, epsilon, variant)]
+    return max(results, key=lambda r: r.estimate) if results else None
