@@ -15,15 +15,12 @@ from dpbandits.reference import Bernoulli, Table, simulate, spec
 from dpbandits.reference.bandit.anytime_lazy_ucb import AnytimeLazyUCB
 from dpbandits.reference.noise import ScriptedNoise
 
-
-def drive(policy, table):
-    """Run one policy over a (T, K) table; return the actions."""
-    actions = []
-    for t in range(1, table.shape[0] + 1):
-        a = policy.act(t)
-        policy.observe(t, a, table[t - 1, a])
-        actions.append(int(a[0]))
-    return np.array(actions)
+from .helpers import (
+    assert_anytime,
+    assert_epoch_schedule,
+    assert_unfinished_epochs_unused,
+    drive,
+)
 
 
 @pytest.mark.exact
@@ -40,32 +37,8 @@ def test_init_pulls_every_arm_in_order_and_noises_the_first_reward():
 @pytest.mark.exact
 def test_schedule_one_draw_per_full_epoch_and_zero_noise_mean_of_last_epoch():
     rng = ScriptedNoise(seed=1)
-    K, T = 3, 400
-    table = Bernoulli([0.7, 0.5, 0.3]).table(T, np.random.default_rng(2))
-    policy = AnytimeLazyUCB(K, epsilon=1.0, rng=rng)
-    history = {j: [] for j in range(K)}
-    mu_before = policy.mu_tilde.copy()
-    for t in range(1, T + 1):
-        a = policy.act(t)
-        j = int(a[0])
-        draws_before = rng.n_draws
-        policy.observe(t, a, table[t - 1, a])
-        history[j].append(table[t - 1, j])
-        n = len(history[j])
-        completes = (n + 1) & n == 0  # n = 2^m - 1
-        assert rng.n_draws - draws_before == (1 if completes else 0)
-        changed = policy.mu_tilde[0, j] != mu_before[0, j]
-        assert not changed or completes
-        mu_before = policy.mu_tilde.copy()
-        r = int(policy.r[0, j])
-        # zero noise: the mean of pulls 2^r .. 2^(r+1) - 1 (1-based) only
-        assert policy.mu_tilde[0, j] == pytest.approx(np.mean(history[j][2 ** r - 1: 2 ** (r + 1) - 1]))
-        assert policy.O[0, j] == 2 ** r
-    for j in range(K):
-        assert sum(1 for s in rng.calls) == rng.n_draws
-    total = sum(math.floor(math.log2(len(h) + 1)) for h in history.values())
-    assert rng.n_draws == total
-    assert all(scale == 1.0 for scale, _ in rng.calls)
+    table = Bernoulli([0.7, 0.5, 0.3]).table(400, np.random.default_rng(2))
+    assert_epoch_schedule(AnytimeLazyUCB(3, epsilon=1.0, rng=rng), rng, table)
 
 
 @pytest.mark.exact
@@ -82,28 +55,14 @@ def test_index_is_the_papers_formula():
 @pytest.mark.exact
 def test_rewards_of_an_unfinished_epoch_never_change_decisions():
     """Item 5(a): rewards in epochs not complete by T are never used (coupled runs)."""
-    T = 300
-    table = Bernoulli([0.6, 0.5]).table(T, np.random.default_rng(4))
-    f = spec("anytime-lazy-ucb", 2, epsilon=1.0)
-    actions = simulate(f, Table(table), T, seed=5, record_actions=True).actions[0]
-    altered = table.copy()
-    for j in range(2):
-        pulls = np.flatnonzero(actions == j) + 1          # rounds in which j was pulled
-        n = pulls.size
-        last_complete = 2 ** int(math.floor(math.log2(n + 1))) - 1
-        altered[pulls[last_complete:] - 1, j] = 1.0 - altered[pulls[last_complete:] - 1, j]
-    again = simulate(f, Table(altered), T, seed=5, record_actions=True).actions[0]
-    np.testing.assert_array_equal(actions, again)
+    table = Bernoulli([0.6, 0.5]).table(300, np.random.default_rng(4))
+    assert_unfinished_epochs_unused("anytime-lazy-ucb", table, epsilon=1.0)
 
 
 @pytest.mark.exact
 def test_anytime_prefixes_agree_and_counts_add_up():
-    table = Bernoulli([0.6, 0.5, 0.4]).table(500, np.random.default_rng(8))
-    f = spec("anytime-lazy-ucb", 3, epsilon=1.0)
-    short = simulate(f, Table(table), 200, seed=1, record_actions=True)
-    long = simulate(f, Table(table), 500, seed=1, record_actions=True)
-    np.testing.assert_array_equal(short.actions[0], long.actions[0, :200])
-    assert long.pulls.sum() == 500 and (long.pulls >= 1).all()
+    assert_anytime("anytime-lazy-ucb", Bernoulli([0.6, 0.5, 0.4]).table(500, np.random.default_rng(8)),
+                   200, epsilon=1.0)
     assert "T" not in AnytimeLazyUCB.__init__.__code__.co_varnames
 
 

@@ -15,34 +15,15 @@ import numpy as np
 import pytest
 
 from dpbandits.errors import DPBanditsError
-from dpbandits.reference import Bernoulli, Table, make, replace_row, simulate, spec
+from dpbandits.reference import Bernoulli, make, replace_row, simulate, spec
 from dpbandits.reference.bandit.dp_ucb import DPUCB
 from dpbandits.reference.bandit.ucb1 import UCB1
 from dpbandits.reference.mechanisms import hybrid_budgets, hybrid_error_variance
 from dpbandits.reference.noise import ScriptedNoise
 
-VARIANTS = ("corrected", "paper")
-SPLIT = {"corrected": "chan", "paper": "paper"}
-
-
-def is_power(n: int) -> bool:
-    return n & (n - 1) == 0
-
-
-def item_losses(scales: list[float]) -> np.ndarray:
-    """Privacy loss of each item of one hybrid mechanism whose m-th insertion drew at scales[m-1]:
-    the sum of 1/scale over the noised sums containing the item. Draw m noises the logarithmic
-    block (m/2, m] at m = 2^j, else the binary node of level i = lowest set bit of
-    tau = m - 2^k, covering items m - 2^i + 1 .. m (Sec. 2 (logarithmic mechanism)-3.4)."""
-    loss = np.zeros(len(scales) + 1)
-    for m, scale in enumerate(scales, start=1):
-        if is_power(m):
-            first = m // 2 + 1
-        else:
-            tau = m - (1 << (m.bit_length() - 1))
-            first = m - (tau & -tau) + 1
-        loss[first: m + 1] += 1 / scale
-    return loss[1:]
+from .helpers import HYBRID_SPLIT as SPLIT
+from .helpers import HYBRID_VARIANTS as VARIANTS
+from .helpers import assert_anytime, is_power, item_losses
 
 
 @pytest.mark.exact
@@ -200,12 +181,8 @@ def test_acting_draws_no_noise_and_anytime_prefixes_agree():
         policy.act(51)
         np.testing.assert_array_equal(policy.index(51), first)
     assert rng.n_draws == draws == 150
-    table = Bernoulli([0.6, 0.5, 0.4]).table(400, np.random.default_rng(12))
-    f = spec("dp-ucb", 3, epsilon=1.0)
-    short = simulate(f, Table(table), 150, seed=1, record_actions=True)
-    long = simulate(f, Table(table), 400, seed=1, record_actions=True)
-    np.testing.assert_array_equal(short.actions[0], long.actions[0, :150])
-    assert not DPUCB.needs_horizon
+    assert_anytime("dp-ucb", Bernoulli([0.6, 0.5, 0.4]).table(400, np.random.default_rng(12)),
+                   150, epsilon=1.0)
 
 
 @pytest.mark.exact

@@ -14,49 +14,20 @@ import numpy as np
 import pytest
 
 from dpbandits.errors import DPBanditsError
-from dpbandits.reference import Bernoulli, Table, make, replace_row, simulate, spec
+from dpbandits.reference import Bernoulli, make, replace_row, simulate, spec
 from dpbandits.reference.bandit.dp_ucb_bound import DPUCBBound
 from dpbandits.reference.mechanisms import hybrid_budgets, hybrid_error_bound
 from dpbandits.reference.noise import ScriptedNoise
 
-VARIANTS = ("corrected", "paper")
-SPLIT = {"corrected": "chan", "paper": "paper"}
-
-
-def drive(policy, table: np.ndarray) -> np.ndarray:
-    """Run a one-run policy over a (T, K) table; return its actions."""
-    actions = []
-    for t in range(1, table.shape[0] + 1):
-        a = policy.act(t)
-        policy.observe(t, a, table[t - 1, a])
-        actions.append(int(a[0]))
-    return np.array(actions)
+from .helpers import HYBRID_SPLIT as SPLIT
+from .helpers import HYBRID_VARIANTS as VARIANTS
+from .helpers import assert_anytime, drive, is_power, item_losses
 
 
 def nu_by_hand(t: int, n: int, eps: float, log=math.log2) -> float:
     """Algorithm 1's nu_a as printed, with eps the budget of each part of the mechanism."""
     c = math.sqrt(8) / eps * math.log(4 * t ** 4)
     return c if n & (n - 1) == 0 else c * log(n) + c
-
-
-def is_power(n: int) -> bool:
-    return n & (n - 1) == 0
-
-
-def item_losses(scales: list[float]) -> np.ndarray:
-    """Privacy loss of each item of one hybrid mechanism whose m-th insertion drew at scales[m-1]:
-    the sum of 1/scale over the noised sums containing the item. Draw m noises the logarithmic
-    block (m/2, m] at m = 2^j, else the binary node of level i = lowest set bit of
-    tau = m - 2^k, covering items m - 2^i + 1 .. m (Sec. 2 (logarithmic mechanism)-3.4)."""
-    loss = np.zeros(len(scales) + 1)
-    for m, scale in enumerate(scales, start=1):
-        if is_power(m):
-            first = m // 2 + 1
-        else:
-            tau = m - (1 << (m.bit_length() - 1))
-            first = m - (tau & -tau) + 1
-        loss[first: m + 1] += 1 / scale
-    return loss[1:]
 
 
 @pytest.mark.exact
@@ -230,12 +201,8 @@ def test_acting_draws_no_noise_and_is_idempotent():
 @pytest.mark.exact
 def test_anytime_prefixes_agree():
     """Anytime (section 3.6): no horizon; runs to T1 < T2 agree on the first T1 actions."""
-    table = Bernoulli([0.6, 0.5, 0.4]).table(400, np.random.default_rng(14))
-    f = spec("dp-ucb-bound", 3, epsilon=1.0)
-    short = simulate(f, Table(table), 150, seed=1, record_actions=True)
-    long = simulate(f, Table(table), 400, seed=1, record_actions=True)
-    np.testing.assert_array_equal(short.actions[0], long.actions[0, :150])
-    assert not DPUCBBound.needs_horizon
+    assert_anytime("dp-ucb-bound", Bernoulli([0.6, 0.5, 0.4]).table(400, np.random.default_rng(14)),
+                   150, epsilon=1.0)
 
 
 @pytest.mark.exact

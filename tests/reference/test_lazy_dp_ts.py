@@ -19,6 +19,13 @@ from dpbandits.reference import Bernoulli, Table, simulate, spec
 from dpbandits.reference.bandit.lazy_dp_ts import LazyDPTS
 from dpbandits.reference.noise import ScriptedNoise
 
+from .helpers import (
+    assert_anytime,
+    assert_epoch_schedule,
+    assert_unfinished_epochs_unused,
+    drive,
+)
+
 
 class RecordingBeta(ScriptedNoise):
     """Scripted Laplace draws, ordinary Beta draws, and a record of every Beta call's parameters."""
@@ -48,16 +55,6 @@ class SlotCoupled(ScriptedNoise):
         return stats.beta.ppf(u, a, b)
 
 
-def drive(policy, table):
-    """Run one policy over a (T, K) table; return the actions."""
-    actions = []
-    for t in range(1, table.shape[0] + 1):
-        a = policy.act(t)
-        policy.observe(t, a, table[t - 1, a])
-        actions.append(int(a[0]))
-    return np.array(actions)
-
-
 @pytest.mark.exact
 def test_init_pulls_every_arm_in_order_and_draws_no_beta():
     """Item 1: rounds 1..K pull 1..K; mu~_j = X_j(j) + L_j; no Beta draw yet."""
@@ -75,27 +72,8 @@ def test_schedule_one_draw_per_full_epoch_and_zero_noise_mean_of_last_epoch():
     """Item 1: mu~_j changes only when n_j becomes 2^m - 1, with one
     Lap(1/eps) draw; with zero noise it is the mean of pulls 2^r .. 2^(r+1) - 1 only."""
     rng = RecordingBeta(seed=1)
-    K, T = 3, 400
-    table = Bernoulli([0.7, 0.5, 0.3]).table(T, np.random.default_rng(2))
-    policy = LazyDPTS(K, epsilon=1.0, rng=rng)
-    history = {j: [] for j in range(K)}
-    for t in range(1, T + 1):
-        a = policy.act(t)
-        j = int(a[0])
-        draws_before, mu_before = rng.n_draws, policy.mu_tilde.copy()
-        policy.observe(t, a, table[t - 1, a])
-        history[j].append(table[t - 1, j])
-        n = len(history[j])
-        completes = (n + 1) & n == 0
-        assert rng.n_draws - draws_before == (1 if completes else 0)
-        assert completes or policy.mu_tilde[0, j] == mu_before[0, j]
-        r = int(policy.r[0, j])
-        last_epoch = history[j][2 ** r - 1: 2 ** (r + 1) - 1]
-        assert policy.mu_tilde[0, j] == pytest.approx(np.mean(last_epoch))
-        assert policy.O[0, j] == 2 ** r
-    assert sum(len(h) for h in history.values()) == T
-    assert rng.n_draws == sum(int(math.floor(math.log2(len(h) + 1))) for h in history.values())
-    assert all(scale == 1.0 for scale, _ in rng.calls)
+    table = Bernoulli([0.7, 0.5, 0.3]).table(400, np.random.default_rng(2))
+    assert_epoch_schedule(LazyDPTS(3, epsilon=1.0, rng=rng), rng, table)
 
 
 @pytest.mark.exact
@@ -148,17 +126,8 @@ def test_clipping_cases():
 def test_rewards_of_an_unfinished_epoch_never_change_decisions():
     """rewards in epochs not complete by T are never used. Coupled by the seed:
     the Beta parameters do not change, so neither does the generator's stream."""
-    T = 300
-    table = Bernoulli([0.6, 0.5]).table(T, np.random.default_rng(7))
-    f = spec("lazy-dp-ts", 2, epsilon=1.0)
-    actions = simulate(f, Table(table), T, seed=5, record_actions=True).actions[0]
-    altered = table.copy()
-    for j in range(2):
-        pulls = np.flatnonzero(actions == j) + 1
-        last_complete = 2 ** int(math.floor(math.log2(pulls.size + 1))) - 1
-        altered[pulls[last_complete:] - 1, j] = 1.0 - altered[pulls[last_complete:] - 1, j]
-    again = simulate(f, Table(altered), T, seed=5, record_actions=True).actions[0]
-    np.testing.assert_array_equal(actions, again)
+    table = Bernoulli([0.6, 0.5]).table(300, np.random.default_rng(7))
+    assert_unfinished_epochs_unused("lazy-dp-ts", table, epsilon=1.0)
 
 
 @pytest.mark.exact
@@ -204,12 +173,8 @@ def test_a_reward_acts_only_while_its_epoch_is_the_last_processed_one():
 @pytest.mark.exact
 def test_anytime_prefixes_agree():
     """Item 1: no horizon in the constructor; prefixes of coupled runs agree."""
-    table = Bernoulli([0.6, 0.5, 0.4]).table(500, np.random.default_rng(9))
-    f = spec("lazy-dp-ts", 3, epsilon=1.0)
-    short = simulate(f, Table(table), 200, seed=1, record_actions=True)
-    long = simulate(f, Table(table), 500, seed=1, record_actions=True)
-    np.testing.assert_array_equal(short.actions[0], long.actions[0, :200])
-    assert long.pulls.sum() == 500 and (long.pulls >= 1).all()
+    assert_anytime("lazy-dp-ts", Bernoulli([0.6, 0.5, 0.4]).table(500, np.random.default_rng(9)),
+                   200, epsilon=1.0)
     assert "T" not in LazyDPTS.__init__.__code__.co_varnames
 
 

@@ -1,0 +1,1 @@
+"""Tests of the reference algorithms (the shared helpers are in helpers.py)."""
