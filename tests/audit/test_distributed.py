@@ -76,5 +76,5 @@ def test_interrupted_audit_all_resumes_with_the_same_results(tmp_path):
 @pytest.mark.smoke
 def test_cli_audit_accepts_workers(capsys):
     assert main(["audit", "rnm-ftnl-bq", "--variant", "paper", "--samples", "1000", "--workers", "2",
-                 "--json", "--no-progress"]) == 0
+                 "--json", "--no-progress"]) == 1          # exit 1: a violation
     assert json.loads(capsys.readouterr().out)["verdict"] == "violation"
