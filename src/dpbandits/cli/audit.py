@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     if args.all:
         return _audit_all(args)
     result = _audit_candidate(args) if mode in ("command", "python") else _audit_one(args)
-    print(result.to_json(indent=1) if args.json else describe(result))
+    epsilon = None if mode in ("command", "python") else args.epsilon
+    print(result.to_json(indent=1) if args.json else describe(result, epsilon))
     status = exit_status(result)
     if status == NOT_TESTED:
         from ..validate.privacy import could_not_test
@@ -234,8 +235,10 @@ def _audit_one(args: argparse.Namespace):
                                backend=args.backend)
 
 
-def describe(result) -> str:
-    """The printed form of one audit result: summary, pair, event, sample counts."""
+def describe(result, epsilon: float | None = None) -> str:
+    """The printed form of one audit result: summary, pair, event, sample counts, and for a
+    registered algorithm (run at ``epsilon``) the bracket [audit lower bound, exact value, traced
+    upper bound] of docs/accountant.md."""
     from ..validate.privacy import could_not_test
 
     counts = result.counts
@@ -251,4 +254,10 @@ def describe(result) -> str:
              f"{result.n_selection} runs per side and pair, {counts['candidate_pairs']} candidate pairs",
              f"  point estimate (not a bound): {shown}; {result.seconds:.1f} s"]
     lines += [f"  note: {note}" for note in result.notes]
+    if reason is None and epsilon is not None:
+        from ..accountant import audit_bracket
+
+        bracket = audit_bracket(result.to_dict(), epsilon)
+        if bracket is not None:
+            lines.append(f"  bracket [audit lower bound, exact, traced upper bound]: {bracket.text()}")
     return "\n".join(lines)
