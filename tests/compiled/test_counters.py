@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from dpbandits.compiled import counters
+from dpbandits.compiled.sums import MAX_TERMS, pairwise_sum
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference import Bernoulli, BetaArms, Deterministic, Table, simulate, spec
 from dpbandits.reference.mechanisms import BinaryCounter, HybridCounter, LogarithmicCounter
@@ -34,15 +35,19 @@ SOURCES = {
 # The counters alone
 
 
-@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 15, 16, 17, 24, 40, 64])
+@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 15, 16, 17, 24, 40, 64, 128, 129, 250, 1000,
+                                   MAX_TERMS])
 def test_pairwise_sum_is_numpys_sum(width):
-    """NumPy's row sums, with exact zeros from ``top`` on, for every row width the counters use."""
+    """NumPy's row sums, with zeros from ``top`` on (skipped), for every row width the counters
+    use and, up to the longest, the semi-bandit sums of a basis."""
     rng = np.random.default_rng(width)
-    for top in range(width + 1):
+    tops = range(width + 1) if width <= 128 else sorted({0, 1, 7, 8, 130, width // 2, width - 1,
+                                                         width} & set(range(width + 1)))
+    for top in tops:
         a = rng.laplace(0.0, 3.0, (5, width))
         a[:, top:] = 0.0
         expected = a.sum(axis=1)
-        got = [counters.pairwise_sum(a, row, width, top) for row in range(5)]
+        got = [pairwise_sum(a[row], width, top) for row in range(5)]
         assert np.array_equal(expected, got)
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..reference.bandit.adap_klucb import _BISECTION_STEPS as BISECTION_STEPS
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("adap-klucb",)
 
@@ -105,10 +105,7 @@ def act(state, t, actions):
             continue
         if state.left[r] == 0:                                                   # [Alg.1 l.5]
             _fill_index(state, r, t)                                             # [Alg.1 l.6]
-            if state.random_ties:
-                chosen = argmax_random(state.index, r, state.rng, state.keys)
-            else:
-                chosen = argmax_first(state.index, r)
+            chosen = argmax_tie(state.index, r, state.random_ties, state.rng, state.keys)
             state.arm[r] = chosen                                                # [Alg.1 l.7]
             state.length[r] = state.N[r, chosen]
             state.left[r] = state.N[r, chosen]

@@ -14,7 +14,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("anytime-lazy-ucb",)
 
@@ -41,10 +41,7 @@ def act(state, t, actions):
         for a in range(K):
             state.index[r, a] = (state.mu_tilde[r, a] + radius * state.sqrt_inv_O[r, a]  # [l.4]
                                  + noise_term * state.inv_O[r, a])
-        if state.random_ties:
-            actions[r] = argmax_random(state.index, r, state.rng, state.keys)
-        else:
-            actions[r] = argmax_first(state.index, r)
+        actions[r] = argmax_tie(state.index, r, state.random_ties, state.rng, state.keys)
 
 
 @njit(cache=True, _nrt=False)

@@ -24,8 +24,8 @@ The p-sums are added up as NumPy adds them: ``(alpha * lower).sum(axis=1)`` and
 levels) by NumPy's pairwise summation: left to right for L < 8, eight accumulators for
 8 <= L <= 128 (the hybrid counter has L = 40), which group the terms differently from a
 left-to-right sum once 4 or more of them are nonzero.
-:func:`pairwise_sum` reproduces that grouping; the masked terms are exact zeros, and adding an
-exact zero changes no sum, so it skips them. The releases are therefore bit-identical to the
+:func:`dpbandits.compiled.sums.pairwise_sum` reproduces that grouping; the masked terms are
+zeros, and adding a zero changes no nonzero sum, so it skips them. The releases are therefore bit-identical to the
 reference's.
 
 **Speed.** The functions allocate nothing and are compiled without reference counting
@@ -41,8 +41,10 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from .sums import pairwise_sum
+
 __all__ = ["Hybrid", "Binary", "Logarithmic", "hybrid_from", "binary_from", "logarithmic_from",
-           "hybrid_insert", "binary_insert", "logarithmic_insert", "binary_step", "pairwise_sum",
+           "hybrid_insert", "binary_insert", "logarithmic_insert", "binary_step",
            "is_power_of_two", "floor_log2", "lowest_set_bit"]
 
 Hybrid = namedtuple("Hybrid", [
@@ -111,47 +113,6 @@ def lowest_set_bit(n):
     return _trailing_zeros(n)
 
 
-@njit(cache=True, _nrt=False)
-def pairwise_sum(a, row, width, top):
-    """``a[row, :width].sum()`` added up exactly as NumPy does, given ``a[row, top:] == 0``.
-
-    NumPy's pairwise summation of a contiguous run of n <= 128 doubles: for n < 8 a left-to-right
-    sum from 0; otherwise eight accumulators over the first n - n % 8 terms (term j into
-    accumulator j % 8), combined as ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the
-    remaining terms left to right. Terms at or beyond ``top`` are exact zeros and are skipped.
-    """
-    top = min(top, width)
-    if width < 8:
-        res = 0.0
-        for j in range(top):
-            res += a[row, j]
-        return res
-    r0 = a[row, 0] if top > 0 else 0.0
-    r1 = a[row, 1] if top > 1 else 0.0
-    r2 = a[row, 2] if top > 2 else 0.0
-    r3 = a[row, 3] if top > 3 else 0.0
-    r4 = a[row, 4] if top > 4 else 0.0
-    r5 = a[row, 5] if top > 5 else 0.0
-    r6 = a[row, 6] if top > 6 else 0.0
-    r7 = a[row, 7] if top > 7 else 0.0
-    blocks = width - width % 8
-    j = 8
-    while j < min(blocks, top):
-        r0 += a[row, j] if j < top else 0.0
-        r1 += a[row, j + 1] if j + 1 < top else 0.0
-        r2 += a[row, j + 2] if j + 2 < top else 0.0
-        r3 += a[row, j + 3] if j + 3 < top else 0.0
-        r4 += a[row, j + 4] if j + 4 < top else 0.0
-        r5 += a[row, j + 5] if j + 5 < top else 0.0
-        r6 += a[row, j + 6] if j + 6 < top else 0.0
-        r7 += a[row, j + 7] if j + 7 < top else 0.0
-        j += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    for j in range(blocks, top):
-        res += a[row, j]
-    return res
-
-
 # [binary-step]
 @njit(cache=True, _nrt=False, inline="always")
 def binary_step(alpha, alpha_hat, c, tau, x, scale, rng, width):
@@ -163,14 +124,14 @@ def binary_step(alpha, alpha_hat, c, tau, x, scale, rng, width):
     is the number of levels the reference's arrays have, which fixes NumPy's summation order.
     """
     i = lowest_set_bit(tau)
-    p_sum = pairwise_sum(alpha, c, width, i) + x
+    p_sum = pairwise_sum(alpha[c], width, i) + x
     for j in range(i):
         alpha[c, j] = 0.0
         alpha_hat[c, j] = 0.0
     alpha[c, i] = p_sum
     alpha_hat[c, i] = p_sum + rng.laplace(0.0, scale)
     top = floor_log2(tau) + 1
-    return pairwise_sum(alpha_hat, c, width, top)
+    return pairwise_sum(alpha_hat[c], width, top)
 
 
 # [hybrid-counter]

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from .counters import hybrid_from, hybrid_insert, is_power_of_two
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 from .screen import screen
 
 ALGORITHMS = ("dp-ucb-bound", "dp-ucb")
@@ -129,10 +129,7 @@ def act(state, t, actions):
                 if state.bound:
                     index += c * state.w[r, a] / n
                 state.index[r, a] = index
-        if state.random_ties:
-            actions[r] = argmax_random(state.index, r, state.rng, state.keys)
-        else:
-            actions[r] = argmax_first(state.index, r)
+        actions[r] = argmax_tie(state.index, r, state.random_ties, state.rng, state.keys)
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -28,7 +28,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("dp-ucb-int",)
 
@@ -124,10 +124,7 @@ def act(state, t, actions):
     else:
         index = state.x_hat
     for r in range(R):
-        if state.random_ties:
-            actions[r] = argmax_random(index, r, state.rng, state.keys)          # [Alg.3 l.10]
-        else:
-            actions[r] = argmax_first(index, r)
+        actions[r] = argmax_tie(index, r, state.random_ties, state.rng, state.keys)  # [Alg.3 l.10]
 
 
 @njit(cache=True, _nrt=False, inline="always")

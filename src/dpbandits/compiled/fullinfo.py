@@ -44,7 +44,7 @@ from numba import njit
 
 from ..reference.report_noisy_max import NOISES
 from .draws import gumbel
-from .loop import argmax_first, argmax_random, full_round
+from .loop import argmax_tie, full_round
 
 ALGORITHMS = ("ftl", "hedge", "naive-ftnl", "rnm-ftnl", "rnm-ftnl-bq")
 
@@ -142,10 +142,9 @@ def act(state, t, actions):
         if state.rule == FTL:
             if t == 1:
                 actions[r] = 0                                                  # [FTL l.1]
-            elif state.random_ties:
-                actions[r] = argmax_random(state.S, r, state.rng, state.keys)   # [FTL l.2]
             else:
-                actions[r] = argmax_first(state.S, r)                           # [FTL l.2]
+                actions[r] = argmax_tie(state.S, r, state.random_ties, state.rng,
+                                        state.keys)                             # [FTL l.2]
         elif state.rule == HEDGE:
             hedge_cdf(state, t, r)
             u = state.rng.random() * state.cdf[K - 1]

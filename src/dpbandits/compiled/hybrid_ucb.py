@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from .counters import binary_step
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 from .screen import screen
 
 ALGORITHMS = ("hybrid-ucb",)
@@ -101,10 +101,7 @@ def act(state, t, actions):
                 O = float(state.O[i, j])
                 state.index[i, j] = (state.mu_tilde[i, j] + math.sqrt(radius / O)   # [Alg.4 l.5]
                                      + tree_term * state.r[i, j] / (state.epsilon * O))
-        if state.random_ties:
-            actions[i] = argmax_random(state.index, i, state.rng, state.keys)
-        else:
-            actions[i] = argmax_first(state.index, i)
+        actions[i] = argmax_tie(state.index, i, state.random_ties, state.rng, state.keys)
 
 
 @njit(cache=True, _nrt=False, inline="always")

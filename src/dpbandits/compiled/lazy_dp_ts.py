@@ -19,7 +19,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("lazy-dp-ts",)
 
@@ -47,10 +47,8 @@ def act(state, t, actions):
             mu_plus = min(max(state.mu_tilde[r, a] + shift / (state.epsilon * O), 0.0), 1.0)  # [Alg.3 l.4]
             state.theta[r, a] = state.rng.beta(mu_plus * O + 1.0, (1.0 - mu_plus) * O + 1.0)
     for r in range(R):
-        if state.random_ties:
-            actions[r] = argmax_random(state.theta, r, state.rng, state.keys)        # [Alg.3 l.5]
-        else:
-            actions[r] = argmax_first(state.theta, r)
+        actions[r] = argmax_tie(state.theta, r, state.random_ties, state.rng,
+                                state.keys)                                  # [Alg.3 l.5]
 
 
 @njit(cache=True, _nrt=False)

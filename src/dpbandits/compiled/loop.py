@@ -4,7 +4,11 @@ A kernel is an algorithm's ``act``/``observe`` compiled by numba. It runs inside
 simulation as :func:`dpbandits.reference.engine.simulate`: for t = 1..T, ``act`` fills the
 actions of every run, :func:`bandit_round` (or :func:`full_round`, :func:`semi_round`) draws the
 feedback from the reward source exactly as the reference source does and books the regret, and
-``observe`` updates the algorithm's state.
+``observe`` updates the algorithm's state. Each kernel module repeats that short ``run`` loop on
+purpose: numba caches only module-level functions on disk, and one shared loop taking ``act``
+and ``observe`` as arguments was compiled again in every new process (measured), so the loop is
+written out once per kernel. Ties among the maxima of an index are broken by :func:`argmax_tie`,
+as the reference's ``PolicyBase.argmax`` does.
 
 **Draw order.** The runs of a block share one generator for the rewards and one for the
 algorithm, as in the reference engine. The reference draws a round's rewards for all runs at once
@@ -36,10 +40,11 @@ from numba.np.random.random_methods import bounded_lemire_uint64, buffered_bound
 
 from ..errors import DPBanditsError
 from ..reference.environments import Bernoulli, BetaArms, Deterministic, RewardSource, Table
-from .sums import pairwise_sum_at
+from .sums import pairwise_sum
 
 __all__ = ["Sim", "make_sim", "source_kind", "bandit_round", "full_round", "semi_round",
-           "argmax_first", "argmax_random", "BERNOULLI", "BETA", "TABLE", "ROW_SAMPLER"]
+           "argmax_first", "argmax_random", "argmax_tie", "BERNOULLI", "BETA", "TABLE",
+           "ROW_SAMPLER"]
 
 BERNOULLI, BETA, TABLE, ROW_SAMPLER = 0, 1, 2, 3
 """Source kinds. A :class:`Deterministic` source is a one-row table read in every round."""
@@ -56,6 +61,7 @@ Sim = namedtuple("Sim", [
     "env_rng",       # the block's generator for rewards
     "actions",       # (R,) or (R, k): this round's actions
     "x",             # (R,) or (R, k): this round's feedback for the chosen arms
+    "chosen_means",  # (R, k): the means of a semi-bandit's chosen base arms ((R, 0) otherwise)
     "rows",          # (R, K): this round's whole reward vectors (full, semi)
     "pseudo", "realised",           # (R,) running regrets
     "pulls",                         # (R, K) pull counts
@@ -118,6 +124,7 @@ def make_sim(source: RewardSource, runs: int, T: int, checkpoints: np.ndarray, r
     return Sim(kind, means, gaps, mu_star, np.ascontiguousarray(alpha, dtype=float),
                np.ascontiguousarray(beta, dtype=float), np.ascontiguousarray(X, dtype=float),
                np.ascontiguousarray(X0, dtype=float), repeat, env_rng, actions, x,
+               np.zeros((runs, 0 if width is None else width)),
                np.zeros((runs, K)), np.zeros(runs), np.zeros(runs), np.zeros((runs, K), np.int64),
                np.asarray(checkpoints, np.int64), np.zeros(1, np.int64), np.empty((runs, C)),
                np.empty((runs, C)), int(record), seen)
@@ -231,8 +238,10 @@ def semi_round(sim, t):
                 sim.actions_seen[r, t - 1, j] = e
         # the reference sums a row with NumPy's pairwise order, which differs from a plain loop
         # from k = 8 terms on
-        chosen_means = pairwise_sum_at(sim.means, sim.actions[r], 0, k)
-        obtained = pairwise_sum_at(sim.rows[r], sim.actions[r], 0, k)
+        for j in range(k):
+            sim.chosen_means[r, j] = sim.means[sim.actions[r, j]]
+        chosen_means = pairwise_sum(sim.chosen_means[r], k, k)
+        obtained = pairwise_sum(sim.x[r], k, k)          # x[r, j] = rows[r, actions[r, j]]
         sim.pseudo[r] += sim.mu_star - chosen_means
         sim.realised[r] += sim.mu_star - obtained
     _book(sim, t)
@@ -275,3 +284,12 @@ def argmax_random(index, r, rng, keys):
         if keys[a] > keys[arm]:
             arm = a
     return arm
+
+
+@njit(cache=True, _nrt=False)
+def argmax_tie(index, r, random_ties, rng, keys):
+    """The reference's ``PolicyBase.argmax`` for row r: :func:`argmax_random` when
+    ``random_ties`` (tie_break="random"; draws K uniforms), else :func:`argmax_first` (no draw)."""
+    if random_ties:
+        return argmax_random(index, r, rng, keys)
+    return argmax_first(index, r)

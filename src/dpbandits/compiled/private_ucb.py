@@ -25,7 +25,7 @@ from numba import njit
 
 from ..errors import DPBanditsError
 from .counters import binary_from, binary_insert
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 from .screen import screen
 
 ALGORITHMS = ("private-ucb",)
@@ -95,10 +95,7 @@ def act(state, t, actions):
                 n = float(n_all[r * K + a])
                 state.index[r, a] = (value[r * K + a] / n + math.sqrt(two_log_t / n)  # [Alg.1 l.8]
                                      + Gamma_t / n)
-        if state.random_ties:
-            actions[r] = argmax_random(state.index, r, state.rng, state.keys)
-        else:
-            actions[r] = argmax_first(state.index, r)
+        actions[r] = argmax_tie(state.index, r, state.random_ties, state.rng, state.keys)
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("thompson",)
 
@@ -39,10 +39,8 @@ def act(state, t, actions):
             state.theta[r, a] = state.rng.beta(state.S[r, a] + 1.0,                      # [Alg.2 l.4]
                                                state.O[r, a] - state.S[r, a] + 1.0)
     for r in range(R):
-        if state.random_ties:
-            actions[r] = argmax_random(state.theta, r, state.rng, state.keys)            # [Alg.2 l.5]
-        else:
-            actions[r] = argmax_first(state.theta, r)
+        actions[r] = argmax_tie(state.theta, r, state.random_ties, state.rng,
+                                state.keys)                                  # [Alg.2 l.5]
 
 
 @njit(cache=True, _nrt=False)

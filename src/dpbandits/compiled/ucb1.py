@@ -12,7 +12,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .loop import argmax_first, argmax_random, bandit_round
+from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("ucb1",)
 
@@ -43,10 +43,7 @@ def act(state, t, actions):
         for a in range(K):
             state.index[r, a] = (state.s[r, a] / state.n[r, a]
                                  + math.sqrt(2.0 * log_t / state.n[r, a]))       # [l.3]
-        if state.random_ties:
-            actions[r] = argmax_random(state.index, r, state.rng, state.keys)
-        else:
-            actions[r] = argmax_first(state.index, r)
+        actions[r] = argmax_tie(state.index, r, state.random_ties, state.rng, state.keys)
 
 
 @njit(cache=True, _nrt=False)
