@@ -85,7 +85,7 @@ def test_audit_exit_status_for_each_outcome():
 def test_bounds_with_every_mean_equal_is_a_result(tmp_path, capsys):
     status = main(["bounds", "ucb1", "--means", "0.5", "0.5", "--horizon", "64", "--runs", "2",
                    "--out", str(tmp_path)])
-    assert status == 0
+    assert status == 3          # a result, not an error: no bound could be tested (all gap-dependent)
     assert "every arm is optimal" in capsys.readouterr().out
 
 
