@@ -19,10 +19,11 @@ from dpbandits.audit import (AuditResult, CounterMechanism, Pair, ToyThreshold, 
                              audit_algorithm, clopper_pearson_lower, clopper_pearson_upper,
                              epsilon_estimate, epsilon_lower_bound, event_audit, exact_audit,
                              known_pairs, max_attainable_bound, stream_pairs)
-from dpbandits.audit.mechanism import RegistryMechanism
+from dpbandits.audit.mechanism import Mechanism, RegistryMechanism
 from dpbandits.audit.pairs import candidate_pairs
 from dpbandits.cli import main
 from dpbandits.errors import DPBanditsError
+from dpbandits.validate.privacy import could_not_test
 from dpbandits.reference import ALGORITHMS, Table, get, make
 from dpbandits.reference.privacy import Guarantee
 
@@ -180,6 +181,24 @@ def test_calibration_repeated_audits_flag_at_most_alpha():
     flags = sum(event_audit(toy, [pair], n_selection=2000, n_test=4000, alpha=0.05,
                             seed=100 + i).verdict == "violation" for i in range(60))
     assert stats.binomtest(flags, 60, 0.05, alternative="greater").pvalue > 1e-3, flags
+
+
+@pytest.mark.exact
+def test_an_output_no_score_can_separate_is_reported_as_not_testable():
+    """Real-valued outputs that never vary: neither score can be fitted on any pair, the audit
+    tests the empty event (0 of n on both tables) and says it could not test, bound 0."""
+    class Constant(Mechanism):
+        K, label, claimed = 2, "constant", Guarantee(1.0)
+
+        def sample(self, table, n, seed):
+            return np.full((n, 3), 0.5)
+
+    pair = candidate_pairs(2, 3)[0]
+    result = event_audit(Constant(), [pair], n_selection=200, n_test=300, seed=0)
+    assert result.epsilon_lower_bound == 0.0 and result.verdict == "consistent"
+    assert "no score could be fitted" in result.event
+    assert could_not_test(result) == "the event never occurred in 300 + 300 test runs on either " \
+                                     "table: the outputs gave no evidence either way"
 
 
 # --- exact audits, results and the command line ------------------------------------------------

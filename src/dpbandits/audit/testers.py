@@ -187,6 +187,89 @@ def _claim(mechanism: Mechanism) -> tuple[float | None, float, str]:
     return claimed.epsilon, claimed.delta, str(claimed.relation)
 
 
+def _reads_outputs(score_name: str) -> bool:
+    """Whether a score reads the raw outputs (exact, whole sequences) rather than the features."""
+    return score_name.startswith("exact") or score_name == _WHOLE
+
+
+def _selection_samples(mechanism: Mechanism, pairs: list[Pair], n_selection: int,
+                       seeds: list[int]):
+    """Yield (index, pair, outputs on D0, outputs on D1) for every pair, n_selection runs a side,
+    pair j's sides seeded by seeds[2j] and seeds[2j + 1]. Pairs are sampled in groups of the
+    mechanism's parallelism (at most one group's outputs held at once); the grouping changes no
+    output, since each request carries its own seed."""
+    group = max(1, mechanism.parallelism())
+    for first in range(0, len(pairs), group):
+        chunk = range(first, min(first + group, len(pairs)))
+        requests = [(table, n_selection, seeds[2 * j + side]) for j in chunk
+                    for side, table in enumerate((pairs[j].D0, pairs[j].D1))]
+        outputs = mechanism.sample_many(requests)
+        for k, j in enumerate(chunk):
+            yield j, pairs[j], outputs[2 * k], outputs[2 * k + 1]
+
+
+def _fitted_scores(exact, pair: Pair, out0: np.ndarray, out1: np.ndarray, F0: np.ndarray,
+                   F1: np.ndarray, half: int) -> list[tuple[str, Callable]]:
+    """The scores fitted on the first half of one pair's selection sample: the exact
+    log-likelihood ratio where the mechanism has one; otherwise the histogram (discrete outputs),
+    the logistic model, and the histogram of whole action sequences (discrete outputs)."""
+    if exact is not None:
+        return [("exact log-likelihood-ratio", _exact_score(exact, pair))]
+    scorers: list[tuple[str, Callable]] = []
+    discrete = out0.dtype.kind != "f"
+    for name, fit in (("histogram", _fit_histogram), ("logistic", _fit_logistic)):
+        if name == "histogram" and not discrete:
+            continue
+        score = fit(F0[:half], F1[:half])
+        if score is not None:
+            scorers.append((name, score))
+    if discrete:                    # events over whole action sequences, round 1 on
+        score = _fit_histogram(_whole(out0[:half]), _whole(out1[:half]))
+        if score is not None:
+            scorers.append((_WHOLE, lambda outputs, score=score: score(_whole(outputs))))
+    return scorers
+
+
+_NO_EVENT = _Event("none (no score could be fitted)", lambda s: np.zeros(len(s)), 0.0, True, 0,
+                   0.0)
+"""The event chosen when no score could be fitted on any pair: it never occurs, so the test
+counts 0 on both tables and the audit reports that it could not test."""
+
+
+def _select_event(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int,
+                  seeds: list[int], alpha: float, claimed_delta: float,
+                  progress: Callable[[str], None] | None) -> _Event:
+    """Step 1: on each pair's selection sample, fit the scores on the first half and choose, on
+    the second half, the pair, score and threshold whose event gives the largest bound."""
+    half = n_selection // 2
+    best = _NO_EVENT
+    for i, pair, out0, out1 in _selection_samples(mechanism, pairs, n_selection, seeds):
+        if progress:
+            progress(f"selection: pair {i + 1}/{len(pairs)} ({pair.description})")
+        F0 = action_features(out0, pair.step, mechanism.K)
+        F1 = action_features(out1, pair.step, mechanism.K)
+        for name, score in _fitted_scores(exact, pair, out0, out1, F0, F1, half):
+            raw = _reads_outputs(name)
+            source0 = out0[half:] if raw else F0[half:]
+            source1 = out1[half:] if raw else F1[half:]
+            bound, threshold, upper = _best_threshold(score(source0), score(source1), alpha,
+                                                      claimed_delta)
+            if best is _NO_EVENT or bound > best.selection_bound:
+                best = _Event(name, score, threshold, upper, i, bound)
+    return best
+
+
+def _test_scores(mechanism: Mechanism, event: _Event, pair: Pair, n_test: int,
+                 seeds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Step 2: the chosen event's scores on a fresh test sample of n_test runs a side."""
+    out0 = mechanism.sample(pair.D0, n_test, seeds[0])
+    out1 = mechanism.sample(pair.D1, n_test, seeds[1])
+    if _reads_outputs(event.score_name):
+        return event.score(out0), event.score(out1)
+    return (event.score(action_features(out0, pair.step, mechanism.K)),
+            event.score(action_features(out1, pair.step, mechanism.K)))
+
+
 def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 20_000,
                 n_test: int = 50_000, alpha: float = 0.05, seed: int = 0,
                 progress: Callable[[str], None] | None = None) -> AuditResult:
@@ -197,59 +280,18 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
     """
     if not pairs:
         raise DPBanditsError("an audit needs at least one candidate pair")
+    if n_selection // 2 < 10:
+        raise DPBanditsError(f"n_selection must be at least 20, got {n_selection}")
     start = time.perf_counter()
     claimed_eps, claimed_delta, relation = _claim(mechanism)
     seeds = _seeds(seed, 2 * len(pairs) + 2)
-    half = n_selection // 2
-    if half < 10:
-        raise DPBanditsError(f"n_selection must be at least 20, got {n_selection}")
-    best: _Event | None = None
     exact = mechanism.exact_model()
-    group = max(1, mechanism.parallelism())     # pairs sampled at once (memory: 2 outputs each)
-    selection: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    for i, pair in enumerate(pairs):
-        if i not in selection:     # sample the next group of pairs together (in parallel if it can)
-            chunk = range(i, min(i + group, len(pairs)))
-            requests = [(table, n_selection, seeds[2 * j + side]) for j in chunk
-                        for side, table in enumerate((pairs[j].D0, pairs[j].D1))]
-            outputs = mechanism.sample_many(requests)
-            selection = {j: (outputs[2 * k], outputs[2 * k + 1]) for k, j in enumerate(chunk)}
-        if progress:
-            progress(f"selection: pair {i + 1}/{len(pairs)} ({pair.description})")
-        out0, out1 = selection.pop(i)
-        F0, F1 = action_features(out0, pair.step, mechanism.K), action_features(out1, pair.step, mechanism.K)
-        scorers: list[tuple[str, Callable]] = []
-        if exact is not None:
-            scorers.append(("exact log-likelihood-ratio", _exact_score(exact, pair)))
-        else:
-            for name, fit in (("histogram", _fit_histogram), ("logistic", _fit_logistic)):
-                if name == "histogram" and out0.dtype.kind == "f":
-                    continue
-                score = fit(F0[:half], F1[:half])
-                if score is not None:
-                    scorers.append((name, score))
-            if out0.dtype.kind != "f":      # events over whole action sequences, round 1 on
-                score = _fit_histogram(_whole(out0[:half]), _whole(out1[:half]))
-                if score is not None:
-                    scorers.append((_WHOLE, lambda outputs, score=score: score(_whole(outputs))))
-        for name, score in scorers:
-            raw = name.startswith("exact") or name == _WHOLE
-            source0 = out0[half:] if raw else F0[half:]
-            source1 = out1[half:] if raw else F1[half:]
-            bound, threshold, upper = _best_threshold(score(source0), score(source1), alpha, claimed_delta)
-            if best is None or bound > best.selection_bound:
-                best = _Event(name, score, threshold, upper, i, bound)
-    assert best is not None
+    best = _select_event(mechanism, exact, pairs, n_selection, seeds, alpha, claimed_delta,
+                         progress)
     pair = pairs[best.pair_index]
     if progress:
         progress(f"test: {best.describe()} on {pair.description}")
-    out0 = mechanism.sample(pair.D0, n_test, seeds[-2])
-    out1 = mechanism.sample(pair.D1, n_test, seeds[-1])
-    if best.score_name.startswith("exact") or best.score_name == _WHOLE:
-        s0, s1 = best.score(out0), best.score(out1)
-    else:
-        s0 = best.score(action_features(out0, pair.step, mechanism.K))
-        s1 = best.score(action_features(out1, pair.step, mechanism.K))
+    s0, s1 = _test_scores(mechanism, best, pair, n_test, (seeds[-2], seeds[-1]))
     k0, k1 = int(best.member(s0).sum()), int(best.member(s1).sum())
     kb, nb, ks, ns = _orient(k0, k1, n_test, n_test, best.upper)
     bound = epsilon_lower_bound(kb, nb, ks, ns, alpha, 1, claimed_delta)
