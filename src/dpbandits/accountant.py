@@ -307,12 +307,15 @@ def bracket(claim: PrivacyClaim, upper: Accounting, lower: float | None = None,
 
 
 def _parse_label(label: str) -> tuple[str, str | None, dict[str, Any]]:
-    """(name, variant, params) of an audit label such as ``dp-ucb-int[corrected] v=1.5``."""
+    """(name, variant, params) of an audit label such as ``dp-ucb-int[corrected] v=1.5``; words
+    without ``=`` (a white-box audit's ``white-box mu_tilde``) are not parameters."""
     head, *tokens = label.split(" ")
     name, _, rest = head.partition("[")
     params: dict[str, Any] = {}
     for token in tokens:
-        key, _, value = token.partition("=")
+        key, is_param, value = token.partition("=")
+        if not is_param:
+            continue
         try:
             params[key] = int(value)
         except ValueError:
