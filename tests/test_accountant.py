@@ -220,3 +220,14 @@ def test_skipped_counter_node_is_unbounded(monkeypatch):
     assert traced_upper("dp-ucb", seeds=(0,), T=8).epsilon == pytest.approx(1.0)
     monkeypatch.setattr(mechanisms, "binary_step", _skipped_node_binary_step)
     assert math.isinf(traced_upper("dp-ucb", seeds=(0,), T=8).epsilon)
+
+
+@pytest.mark.exact
+def test_the_bracket_of_a_white_box_audit_reads_no_parameters_from_its_label():
+    """A white-box audit's label ends in words that are not parameters; its bracket is the
+    algorithm's, traced at the audit's K and T."""
+    assert accountant._parse_label("hybrid-ucb[paper] white-box mu_tilde") == ("hybrid-ucb", "paper", {})
+    assert accountant._parse_label("dp-ucb-int[corrected] v=1.5") == ("dp-ucb-int", "corrected", {"v": 1.5})
+    result = {"mechanism": "hybrid-ucb[paper] white-box mu_tilde", "claimed_epsilon": 1.0,
+              "pair": {"K": 2, "T": 8}, "epsilon_lower_bound": 0.623}
+    assert accountant.audit_bracket(result).text().startswith("[0.623, -, 1.5]")
