@@ -26,6 +26,18 @@ def drive(policy, table: np.ndarray) -> np.ndarray:
     return np.array(actions)
 
 
+def drive_runs(policy, rewards: np.ndarray) -> np.ndarray:
+    """Run a policy over rewards of shape (T, runs, K); return the actions, shape (runs, T)."""
+    T = rewards.shape[0]
+    rows = np.arange(policy.runs)
+    actions = np.empty((policy.runs, T), dtype=np.int64)
+    for t in range(1, T + 1):
+        a = policy.act(t)
+        actions[:, t - 1] = a
+        policy.observe(t, a, rewards[t - 1, rows, a])
+    return actions
+
+
 def is_power(n: int) -> bool:
     return n & (n - 1) == 0
 

@@ -18,10 +18,13 @@ from scipy import stats
 from scipy.optimize import brentq
 
 from dpbandits.errors import DPBanditsError
-from dpbandits.reference import Bernoulli, Table, make, simulate, spec
+from dpbandits.reference import Bernoulli, make, simulate, spec
 from dpbandits.reference.bandit.adap_klucb import AdaPKLUCB, bernoulli_kl, kl_ucb_index
 from dpbandits.reference.neighbours import ROW
 from dpbandits.reference.noise import ScriptedNoise
+
+from .helpers import assert_anytime
+from .helpers import drive_runs as drive
 
 BELOW_ONE = float(np.nextafter(1.0, 0.0))
 
@@ -79,18 +82,6 @@ def adap_scalar(table, epsilon, T, noise=None, kind="kl", alpha=3.1, n0=1.0):
             t += 1
         mu[arm] = total / length + next(noise)
         n[arm] = length
-    return actions
-
-
-def drive(policy, rewards):
-    """Run a policy over rewards of shape (T, runs, K); return the actions, shape (runs, T)."""
-    T = rewards.shape[0]
-    rows = np.arange(policy.runs)
-    actions = np.empty((policy.runs, T), dtype=np.int64)
-    for t in range(1, T + 1):
-        a = policy.act(t)
-        actions[:, t - 1] = a
-        policy.observe(t, a, rewards[t - 1, rows, a])
     return actions
 
 
@@ -271,12 +262,8 @@ def test_indexes_by_hand():
 def test_anytime_prefixes_agree():
     """No horizon in the constructor; runs to T1 < T2 agree on the first T1 actions (ties are
     random, from the same stream)."""
-    table = Bernoulli([0.6, 0.5, 0.4]).table(600, np.random.default_rng(16))
-    f = spec("adap-klucb", 3, epsilon=1.0)
-    short = simulate(f, Table(table), 250, seed=4, record_actions=True)
-    long = simulate(f, Table(table), 600, seed=4, record_actions=True)
-    np.testing.assert_array_equal(short.actions[0], long.actions[0, :250])
-    assert not AdaPKLUCB.needs_horizon
+    assert_anytime("adap-klucb", Bernoulli([0.6, 0.5, 0.4]).table(600, np.random.default_rng(16)),
+                   250, seed=4, epsilon=1.0)
 
 
 @pytest.mark.exact

@@ -17,10 +17,16 @@ from hypothesis import strategies as st
 
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference import Bernoulli, make
-from dpbandits.reference.bandit.dp_se import (DPSE, elimination_threshold, epoch_length,
-                                              round_epoch_length)
+from dpbandits.reference.bandit.dp_se import (
+    DPSE,
+    elimination_threshold,
+    epoch_length,
+    round_epoch_length,
+)
 from dpbandits.reference.neighbours import ROW
 from dpbandits.reference.noise import ScriptedNoise
+
+from .helpers import drive_runs as drive
 
 
 def successive_elimination(table, epsilon, beta, T, noise=None, order="round-robin",
@@ -65,18 +71,6 @@ def successive_elimination(table, epsilon, beta, T, noise=None, order="round-rob
         S = [a for a in S if best - mu[a] <= 2 * (h + c)]
         e += 1
     return actions, epochs, used
-
-
-def drive(policy, rewards):
-    """Run a policy over rewards of shape (T, runs, K); return the actions, shape (runs, T)."""
-    T = rewards.shape[0]
-    rows = np.arange(policy.runs)
-    actions = np.empty((policy.runs, T), dtype=np.int64)
-    for t in range(1, T + 1):
-        a = policy.act(t)
-        actions[:, t - 1] = a
-        policy.observe(t, a, rewards[t - 1, rows, a])
-    return actions
 
 
 # Two clear eliminations at epoch 1 and one close arm eliminated at epoch 2, at eps = 1 and

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from dpbandits.errors import DPBanditsError
-from dpbandits.reference import Bernoulli, Table, make, simulate, spec
+from dpbandits.reference import Bernoulli, make, simulate, spec
 from dpbandits.reference.bandit.dp_ucb_int import (
     DPUCBInt,
     accountant,
@@ -32,6 +32,8 @@ from dpbandits.reference.bandit.dp_ucb_int import (
     theorem_3_4,
 )
 from dpbandits.reference.noise import ScriptedNoise
+
+from .helpers import assert_anytime
 
 DELTA = math.exp(-10)            # the experiments' delta' (Sec. 4)
 EPS_1 = input_epsilon(1.0, 1.1, DELTA)      # input eps for eps' = 1 (Cor. 3.2)
@@ -232,12 +234,8 @@ def test_act_twice_in_a_round_draws_once(variant):
 
 @pytest.mark.exact
 def test_anytime_prefixes_agree():
-    table = Bernoulli([0.6, 0.5, 0.4]).table(300, np.random.default_rng(13))
-    f = spec("dp-ucb-int", 3, epsilon=0.5)
-    short = simulate(f, Table(table), 120, seed=1, record_actions=True)
-    long = simulate(f, Table(table), 300, seed=1, record_actions=True)
-    np.testing.assert_array_equal(short.actions[0], long.actions[0, :120])
-    assert not DPUCBInt.needs_horizon
+    assert_anytime("dp-ucb-int", Bernoulli([0.6, 0.5, 0.4]).table(300, np.random.default_rng(13)),
+                   120, epsilon=0.5)
 
 
 @pytest.mark.statistical
