@@ -112,58 +112,23 @@ def test_non_private_baselines_leak():
 
 # --- planted changes: each one moves the traced bound above the claim -------------------------
 
-class HalvedScale(AnytimeLazyUCB):
-    """Anytime-Lazy-UCB with its epoch noise at half the scale."""
+class PlantedLazyUCB(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB's observe (Alg. 1 l.2, l.5-7) with the epoch noise at ``noise_scale`` / eps,
+    the epoch sum reset after each release unless ``reset_sum`` is False, and with
+    ``reuse_noise`` the first epoch noise kept and added again at later epoch ends."""
 
-    def observe(self, t, actions, feedback):
-        x = self.check_observation(t, actions, feedback)
-        rows = self._rows
-        if t <= self.K:
-            self.mu_tilde[rows, actions] = release(x, laplace(self.rng, 1.0 / self.epsilon, self.runs))
-            return
-        self.N[rows, actions] += 1
-        self.Phi[rows, actions] += x
-        full = self.N[rows, actions] == np.left_shift(1, self.r[rows, actions] + 1)
-        if full.any():
-            i, j = rows[full], actions[full]
-            O = np.left_shift(1, self.r[i, j] + 1).astype(float)
-            self.O[i, j] = O
-            self.inv_O[i, j] = 1.0 / O
-            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
-            self.mu_tilde[i, j] = release(self.Phi[i, j], laplace(self.rng, 0.5 / self.epsilon, i.size)) / O
-            self.r[i, j] += 1
-            self.N[i, j] = 0
-            self.Phi[i, j] = 0.0
-
-
-class WholeHistory(AnytimeLazyUCB):
-    """Anytime-Lazy-UCB whose epoch sum is never reset: each release sums the whole history."""
-
-    def observe(self, t, actions, feedback):
-        x = self.check_observation(t, actions, feedback)
-        rows = self._rows
-        if t <= self.K:
-            self.mu_tilde[rows, actions] = release(x, laplace(self.rng, 1.0 / self.epsilon, self.runs))
-            return
-        self.N[rows, actions] += 1
-        self.Phi[rows, actions] += x
-        full = self.N[rows, actions] == np.left_shift(1, self.r[rows, actions] + 1)
-        if full.any():
-            i, j = rows[full], actions[full]
-            O = np.left_shift(1, self.r[i, j] + 1).astype(float)
-            self.O[i, j] = O
-            self.inv_O[i, j] = 1.0 / O
-            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
-            self.mu_tilde[i, j] = release(self.Phi[i, j], laplace(self.rng, 1.0 / self.epsilon, i.size)) / O
-            self.r[i, j] += 1
-            self.N[i, j] = 0
-
-
-class ReusedNoise(AnytimeLazyUCB):
-    """Anytime-Lazy-UCB that keeps its first epoch noise and adds it again at later epoch ends."""
-
+    noise_scale = 1.0
+    reset_sum = True
+    reuse_noise = False
     _kept = None
 
+    def _epoch_noise(self, size):
+        if not self.reuse_noise:
+            return laplace(self.rng, self.noise_scale / self.epsilon, size)
+        if self._kept is None or self._kept.size != size:
+            self._kept = laplace(self.rng, self.noise_scale / self.epsilon, size)
+        return self._kept
+
     def observe(self, t, actions, feedback):
         x = self.check_observation(t, actions, feedback)
         rows = self._rows
@@ -179,12 +144,29 @@ class ReusedNoise(AnytimeLazyUCB):
             self.O[i, j] = O
             self.inv_O[i, j] = 1.0 / O
             self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
-            if self._kept is None or self._kept.size != i.size:
-                self._kept = laplace(self.rng, 1.0 / self.epsilon, i.size)
-            self.mu_tilde[i, j] = release(self.Phi[i, j], self._kept) / O
+            self.mu_tilde[i, j] = release(self.Phi[i, j], self._epoch_noise(i.size)) / O
             self.r[i, j] += 1
             self.N[i, j] = 0
-            self.Phi[i, j] = 0.0
+            if self.reset_sum:
+                self.Phi[i, j] = 0.0
+
+
+class HalvedScale(PlantedLazyUCB):
+    """Anytime-Lazy-UCB with its epoch noise at half the scale."""
+
+    noise_scale = 0.5
+
+
+class WholeHistory(PlantedLazyUCB):
+    """Anytime-Lazy-UCB whose epoch sum is never reset: each release sums the whole history."""
+
+    reset_sum = False
+
+
+class ReusedNoise(PlantedLazyUCB):
+    """Anytime-Lazy-UCB that keeps its first epoch noise and adds it again at later epoch ends."""
+
+    reuse_noise = True
 
 
 def _skipped_node_binary_step(alpha, alpha_hat, tau, x, scale, rng):
