@@ -17,7 +17,8 @@ import pytest
 
 from dpbandits.audit.mechanism import RegistryMechanism
 from dpbandits.audit.pairs import DEFAULT_ARMS, candidate_pairs, known_pairs
-from dpbandits.audit.runner import AUDIT_PRESETS, DEFAULT_HORIZON
+from dpbandits.audit.design import DESIGNED, designed_pairs, release_horizon
+from dpbandits.audit.runner import AUDIT_PRESETS, DEFAULT_HORIZON, DESIGNED_ARMS
 from dpbandits.audit.toys import TOY_VARIANTS, ToyThreshold
 from dpbandits.reference.registry import ALGORITHMS, get
 
@@ -31,8 +32,8 @@ def _audited() -> dict[str, tuple[RegistryMechanism, int, int, int]]:
     out = {}
     for name in ALGORITHMS:
         preset = AUDIT_PRESETS.get(name, {})
-        K = DEFAULT_ARMS.get(name, 3)
-        T = preset.get("T", DEFAULT_HORIZON)
+        K = DESIGNED_ARMS.get(name) or DEFAULT_ARMS.get(name, 3)
+        T = preset.get("T") or (release_horizon(name, K) if name in DESIGNED else DEFAULT_HORIZON)
         for variant in get(name).variants:
             mechanism = RegistryMechanism(name, K, preset.get("epsilon", EPSILON), variant.name,
                                           dict(preset.get("params", {})), T=T)
@@ -62,7 +63,9 @@ def test_claims_and_pairs_match_the_code(row):
     assert row["claim_status"] == getattr(getattr(mechanism, "claim", None), "status", "")
     assert row["n_test"] == samples and row["alpha"] == 0.05
     policy = getattr(mechanism, "_policy", None)
-    pairs = known_pairs(mechanism.name, K, T) + candidate_pairs(
+    designed = designed_pairs(mechanism.name, K, mechanism.epsilon or 1.0, mechanism.variant, T)
+    pairs = designed + known_pairs(mechanism.name, K, T) if designed else known_pairs(
+        mechanism.name, K, T) + candidate_pairs(
         K, T, boundaries=mechanism.epoch_boundaries(T),
         row_zero=bool(getattr(policy, "observes_round_zero", False)),
         **({"relation": claimed.relation} if claimed is not None else {}))
