@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.reference import Table, simulate, spec
+from dpbandits.reference import Table, replace_row, simulate, spec
+from dpbandits.reference.noise import ScriptedNoise
 
 HYBRID_VARIANTS = ("corrected", "paper")
 HYBRID_SPLIT = {"corrected": "chan", "paper": "paper"}
@@ -56,6 +57,21 @@ def item_losses(scales: list[float]) -> np.ndarray:
             first = m - (tau & -tau) + 1
         loss[first: m + 1] += 1 / scale
     return loss[1:]
+
+
+def assert_one_mechanism_changes(make_policy, table: np.ndarray, tau: int, noise: list[float]) -> None:
+    """Replace row tau of the table; with the action history of a run on the table held fixed
+    and the same scripted noise, only the hybrid mechanism of arm a_tau releases different sums,
+    from round tau on. ``make_policy(rng)`` builds a one-run DP-UCB or DP-UCB-BOUND."""
+    actions = drive(make_policy(ScriptedNoise(values=noise)), table)
+    changed = replace_row(table, tau, 1.0 - table[tau - 1])
+    a_tau = actions[tau - 1]
+    policies = [make_policy(ScriptedNoise(values=noise)) for _ in range(2)]
+    for t, a in enumerate(actions, start=1):
+        for policy, x in zip(policies, (table, changed)):
+            policy.observe(t, np.array([a]), x[t - 1, [a]])
+        differs = policies[0].H.value[0] != policies[1].H.value[0]
+        assert list(np.flatnonzero(differs)) == ([a_tau] if t >= tau else [])
 
 
 def assert_anytime(name: str, table: np.ndarray, short: int, *, seed: int = 1, **params) -> None:

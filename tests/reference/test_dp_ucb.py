@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from dpbandits.errors import DPBanditsError
-from dpbandits.reference import Bernoulli, make, replace_row, simulate, spec
+from dpbandits.reference import Bernoulli, make, simulate, spec
 from dpbandits.reference.bandit.dp_ucb import DPUCB
 from dpbandits.reference.bandit.ucb1 import UCB1
 from dpbandits.reference.mechanisms import hybrid_budgets, hybrid_error_variance
@@ -23,7 +23,7 @@ from dpbandits.reference.noise import ScriptedNoise
 
 from .helpers import HYBRID_SPLIT as SPLIT
 from .helpers import HYBRID_VARIANTS as VARIANTS
-from .helpers import assert_anytime, is_power, item_losses
+from .helpers import assert_anytime, assert_one_mechanism_changes, is_power, item_losses
 
 
 @pytest.mark.exact
@@ -96,20 +96,7 @@ def test_changing_one_reward_changes_one_mechanism_for_a_fixed_history():
     K, T, tau = 3, 60, 37
     table = Bernoulli([0.6, 0.5, 0.4]).table(T, np.random.default_rng(5))
     noise = np.random.default_rng(6).uniform(-1, 1, K * T).tolist()
-    first = DPUCB(K, epsilon=1.0, rng=ScriptedNoise(values=noise))
-    actions = []
-    for t in range(1, T + 1):
-        a = first.act(t)
-        first.observe(t, a, table[t - 1, a])
-        actions.append(int(a[0]))
-    changed = replace_row(table, tau, 1.0 - table[tau - 1])
-    a_tau = actions[tau - 1]
-    policies = [DPUCB(K, epsilon=1.0, rng=ScriptedNoise(values=noise)) for _ in range(2)]
-    for t, a in enumerate(actions, start=1):
-        for policy, x in zip(policies, (table, changed)):
-            policy.observe(t, np.array([a]), x[t - 1, [a]])
-        differs = policies[0].H.value[0] != policies[1].H.value[0]
-        assert list(np.flatnonzero(differs)) == ([a_tau] if t >= tau else [])
+    assert_one_mechanism_changes(lambda rng: DPUCB(K, epsilon=1.0, rng=rng), table, tau, noise)
 
 
 @pytest.mark.oracle

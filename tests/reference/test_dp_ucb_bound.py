@@ -14,14 +14,20 @@ import numpy as np
 import pytest
 
 from dpbandits.errors import DPBanditsError
-from dpbandits.reference import Bernoulli, make, replace_row, simulate, spec
+from dpbandits.reference import Bernoulli, make, simulate, spec
 from dpbandits.reference.bandit.dp_ucb_bound import DPUCBBound
 from dpbandits.reference.mechanisms import hybrid_budgets, hybrid_error_bound
 from dpbandits.reference.noise import ScriptedNoise
 
 from .helpers import HYBRID_SPLIT as SPLIT
 from .helpers import HYBRID_VARIANTS as VARIANTS
-from .helpers import assert_anytime, drive, is_power, item_losses
+from .helpers import (
+    assert_anytime,
+    assert_one_mechanism_changes,
+    drive,
+    is_power,
+    item_losses,
+)
 
 
 def nu_by_hand(t: int, n: int, eps: float, log=math.log2) -> float:
@@ -140,16 +146,8 @@ def test_changing_one_reward_changes_one_mechanism_for_a_fixed_history():
     K, T, tau = 3, 60, 23
     table = Bernoulli([0.6, 0.5, 0.4]).table(T, np.random.default_rng(9))
     noise = np.random.default_rng(10).uniform(-1, 1, T).tolist()
-    first = DPUCBBound(K, epsilon=1.0, rng=ScriptedNoise(values=noise))
-    actions = drive(first, table)
-    changed = replace_row(table, tau, 1.0 - table[tau - 1])
-    a_tau = actions[tau - 1]
-    policies = [DPUCBBound(K, epsilon=1.0, rng=ScriptedNoise(values=noise)) for _ in range(2)]
-    for t, a in enumerate(actions, start=1):
-        for policy, x in zip(policies, (table, changed)):
-            policy.observe(t, np.array([a]), x[t - 1, [a]])
-        differs = policies[0].H.value[0] != policies[1].H.value[0]
-        assert list(np.flatnonzero(differs)) == ([a_tau] if t >= tau else [])
+    assert_one_mechanism_changes(lambda rng: DPUCBBound(K, epsilon=1.0, rng=rng), table, tau,
+                                 noise)
 
 
 @pytest.mark.oracle
