@@ -85,3 +85,29 @@ def test_the_designed_audit_refutes_printed_dp_ucb_from_its_actions():
     audit's power on the designed pairs (docs/audit-design.md)."""
     r = audit_algorithm("dp-ucb", variant="paper", samples=50_000, seed=0)
     assert r.verdict == "violation" and r.epsilon_lower_bound > 1.0
+
+
+@pytest.mark.exact
+def test_designed_audit_is_the_same_over_two_workers():
+    """The designed pairs' selection samples run in parallel (one process per pair group); the
+    seeds make the result identical to one process."""
+    one = audit_algorithm("dp-ucb", variant="paper", samples=1_000, seed=3)
+    two = audit_algorithm("dp-ucb", variant="paper", samples=1_000, seed=3, workers=2)
+    assert (one.epsilon_lower_bound, one.counts, one.event, one.pair) == \
+        (two.epsilon_lower_bound, two.counts, two.event, two.pair)
+
+
+@pytest.mark.exact
+def test_most_revealing_prefers_the_cheapest_refutation_then_the_largest_upper_bound():
+    from dataclasses import replace
+
+    from dpbandits.audit.design import ActionLevelLoss, most_revealing
+
+    base = ActionLevelLoss("m", "p", 8, 2, 1.0, 1.0, 2.0, 1000, 0.05, 0.5, 0.7, 10, 0.0, 1, 0.1,
+                           0.05, 0.69, None)
+    higher = replace(base, pair="q", upper_bound=0.9)
+    assert most_revealing([]) is None
+    assert most_revealing([base, higher]).pair == "q"
+    cheap, dear = replace(base, pair="c", samples_needed=10_000), replace(base, pair="d",
+                                                                          samples_needed=90_000)
+    assert most_revealing([higher, dear, cheap]).pair == "c"

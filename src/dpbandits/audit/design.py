@@ -34,17 +34,18 @@ from ..reference.registry import canonical, get
 from .pairs import Pair
 
 __all__ = ["designed_pairs", "release_horizon", "DESIGNED", "ActionLevelLoss", "action_level_loss",
-           "largest_action_level_loss", "samples_needed"]
+           "largest_action_level_loss", "most_revealing", "samples_needed"]
 
 DESIGNED: dict[str, dict[str, Any]] = {
     "dp-ucb": {"steps": (3, 5), "after": 5,
                "why": "item 3 of every arm's hybrid counter (DP-UCB inserts every round, so item "
                       "= round) lies in the logarithmic block released at n = 4 and in the binary "
                       "node released at n = 3; rounds 4 and 5 read the two releases"},
-    "dp-ucb-bound": {"steps": (3, 5), "after": 3,
+    "dp-ucb-bound": {"steps": (3, 5), "after": 5,
                      "why": "with K = 2 the reward of round 5 is item 3 of its arm when rounds 3 "
                             "and 4 split; the radius nu_a is a function of the counts only, so "
-                            "the noise decides an action only when the counts tie"},
+                            "the noise decides an action only when the counts tie (rounds 3, 5, "
+                            "7, 9: the tie at 4 pulls each, round 9, reads the release at n = 4)"},
     "hybrid-ucb": {"steps": (3, 4), "after": 4,
                    "why": "with K = 2 the reward of round 3 is the second observation of its arm: "
                           "leaf 1 of tree 1, in two released tree nodes and one array"},
@@ -237,8 +238,8 @@ def action_level_loss(name: str, pair: Pair, *, epsilon: float = 1.0, variant: s
                       np.max(np.log(_cp_upper(k1, n, a) / _cp_lower(k0, n, a)), initial=0.0)))
     rare = float(max(c0[~seen].sum(), c1[~seen].sum()) / n)
     best = (None, 0, 0.0, 0.0, 0.0)
-    for big, small in ((c0, c1), (c1, c0)):
-        order = np.argsort(-np.log((big + 0.5) / (small + 0.5)))
+    for big, small in ((k0, k1), (k1, k0)):     # unions of the well-observed sequences only
+        order = np.argsort(-np.log(big / small))
         kb, ks = np.cumsum(big[order]) / n, np.cumsum(small[order]) / n
         for j in range(min(order.size, 64)):
             if ks[j] <= 0:
@@ -262,9 +263,20 @@ def largest_action_level_loss(name: str, K: int = 2, *, epsilon: float = 1.0,
                               variant: str | None = None, n: int = 200_000, seed: int = 0,
                               alpha: float = 0.05, workers: int = 1,
                               backend: str = "auto") -> ActionLevelLoss | None:
-    """:func:`action_level_loss` on every designed pair of ``name``; the one with the largest
-    estimate (None when no pair is designed). Each pair is its own experiment at level alpha."""
+    """:func:`action_level_loss` on every designed pair of ``name`` (None when no pair is
+    designed), and of those the most revealing: the pair that needs the fewest test runs to
+    refute the claim, or when none can, the one with the largest upper bound (the weakest
+    statement that no sample size suffices). Each pair is its own experiment at level alpha."""
     results = [action_level_loss(name, pair, epsilon=epsilon, variant=variant, n=n, seed=seed,
                                  alpha=alpha, workers=workers, backend=backend)
                for pair in designed_pairs(name, K, epsilon, variant)]
-    return max(results, key=lambda r: r.estimate) if results else None
+    return most_revealing(results)
+
+
+def most_revealing(results: list[ActionLevelLoss]) -> ActionLevelLoss | None:
+    """The result that needs the fewest test runs to refute its claim; when none can, the one
+    with the largest upper bound. None for an empty list."""
+    refutable = [r for r in results if r.refutable]
+    if refutable:
+        return min(refutable, key=lambda r: r.samples_needed)
+    return max(results, key=lambda r: r.upper_bound) if results else None
