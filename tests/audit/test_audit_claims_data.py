@@ -17,7 +17,7 @@ import pytest
 
 from dpbandits.audit.mechanism import RegistryMechanism
 from dpbandits.audit.pairs import DEFAULT_ARMS, candidate_pairs, known_pairs
-from dpbandits.audit.design import DESIGNED, designed_pairs, release_horizon
+from dpbandits.audit.design import designed_horizon, designed_pairs
 from dpbandits.audit.runner import AUDIT_PRESETS, DEFAULT_HORIZON, DESIGNED_ARMS
 from dpbandits.audit.toys import TOY_VARIANTS, ToyThreshold
 from dpbandits.reference.registry import ALGORITHMS, get
@@ -33,7 +33,8 @@ def _audited() -> dict[str, tuple[RegistryMechanism, int, int, int]]:
     for name in ALGORITHMS:
         preset = AUDIT_PRESETS.get(name, {})
         K = DESIGNED_ARMS.get(name) or DEFAULT_ARMS.get(name, 3)
-        T = preset.get("T") or (release_horizon(name, K) if name in DESIGNED else DEFAULT_HORIZON)
+        T = preset.get("T") or (designed_horizon(name, K, preset.get("epsilon", EPSILON))
+                                if name in DESIGNED_ARMS else DEFAULT_HORIZON)
         for variant in get(name).variants:
             mechanism = RegistryMechanism(name, K, preset.get("epsilon", EPSILON), variant.name,
                                           dict(preset.get("params", {})), T=T)

@@ -47,6 +47,24 @@ def test_dp_se_horizon_reaches_its_first_release(K):
 
 
 @pytest.mark.exact
+def test_dp_se_pairs_sit_just_below_the_first_elimination_threshold():
+    from dpbandits.audit.design import DP_SE_OFFSETS, designed_horizon
+    from dpbandits.reference.bandit.dp_se import elimination_threshold
+
+    pairs = designed_pairs("dp-se", 2, 1.0)
+    T = designed_horizon("dp-se", 2, 1.0)
+    R1 = int(epoch_length(1, 2, 1.0, 1.0 / T))
+    threshold = float(elimination_threshold(1, 2, R1, 1.0, 1.0 / T))
+    assert len(pairs) == len(DP_SE_OFFSETS) and T >= 2 * R1 + 2
+    for pair, offset in zip(pairs, DP_SE_OFFSETS):
+        assert pair.step == 2 * R1 and pair.T == T
+        arm1 = pair.D0.X[1:2 * R1:2, 1]                 # arm 1's pulls in epoch 1 (even rounds)
+        gap = 1.0 - arm1.mean()                         # arm 0 pays 1 on every pull
+        assert abs((threshold - gap) * R1 - offset) <= 0.5 + 1e-9
+        assert pair.D0.X[pair.step - 1, 1] == 1 and pair.D1.X[pair.step - 1, 1] == 0
+
+
+@pytest.mark.exact
 def test_samples_needed_is_where_the_expected_bound_first_exceeds_the_claim():
     assert samples_needed(0.3, 0.3 / math.e, 1.0) is None        # ratio exactly e: never
     p_big, p_small = 0.02, 0.006                                 # ln ratio 1.204

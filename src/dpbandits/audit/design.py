@@ -33,7 +33,7 @@ from ..reference.environments import Table
 from ..reference.registry import canonical, get
 from .pairs import Pair
 
-__all__ = ["designed_pairs", "release_horizon", "DESIGNED", "ActionLevelLoss", "action_level_loss",
+__all__ = ["designed_pairs", "designed_horizon", "release_horizon", "DESIGNED", "ActionLevelLoss", "action_level_loss",
            "largest_action_level_loss", "most_revealing", "samples_needed"]
 
 DESIGNED: dict[str, dict[str, Any]] = {
@@ -84,6 +84,17 @@ def release_horizon(name: str, K: int = 2, epsilon: float = 1.0, variant: str | 
     return None
 
 
+def designed_horizon(name: str, K: int = 2, epsilon: float = 1.0) -> int | None:
+    """The horizon of :func:`designed_pairs` when none is given (None: no design): the release
+    horizon, and for DP-SE the first horizon T that holds two rounds after its first release,
+    T >= K R_1(beta = 1/T) + 2."""
+    name = canonical(name)
+    if name == "dp-se":
+        pairs = _dp_se_pairs(check_positive_int(K, "K", minimum=2), check_epsilon(epsilon), None)
+        return pairs[0].T if pairs else None
+    return release_horizon(name, K, epsilon) if name in DESIGNED else None
+
+
 def designed_pairs(name: str, K: int = 2, epsilon: float = 1.0, variant: str | None = None,
                    T: int | None = None) -> list[Pair]:
     """The designed neighbouring pairs of ``name`` (empty when none are designed).
@@ -96,7 +107,9 @@ def designed_pairs(name: str, K: int = 2, epsilon: float = 1.0, variant: str | N
     name = canonical(name)
     get(name)
     K = check_positive_int(K, "K", minimum=2)
-    check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon)
+    if name == "dp-se":
+        return _dp_se_pairs(K, epsilon, T)
     if name not in DESIGNED:
         return []
     T = check_positive_int(T or release_horizon(name, K), "T")
@@ -111,6 +124,51 @@ def designed_pairs(name: str, K: int = 2, epsilon: float = 1.0, variant: str | N
             Y[step - 1] = 0.0
             pairs.append(Pair(Table(X), Table(Y), step,
                               f"designed: rewards {base:g}, round {step} row all 1 vs all 0"))
+    return pairs
+
+
+DP_SE_OFFSETS = (3, 6)
+"""Distances, in noise scales 1/(eps R_1), of DP-SE's designed gap below its first elimination
+threshold: the elimination then has probability about 0.05 and 0.004 (a difference of two
+Laplace variables), where a change of 1/R_1 in one mean moves it most in ratio."""
+
+
+def _dp_se_pairs(K: int, epsilon: float, T: int | None) -> list[Pair]:
+    """DP-SE's first elimination, balanced on its noise: arm 0 pays 1 always; the last arm pays 1
+    on a share of its first epoch's pulls that puts the gap between the two released means
+    ``offset`` noise scales below the threshold 2 (h_1 + c_1) (Sajed and Sheffet, DP-SE l.8-l.9);
+    the other arms pay 0 (eliminated at once). The pair changes the row of round K R_1, the
+    epoch's last pull (of the last arm), from all 1 to all 0: a change of 1/R_1 in its mean. The
+    horizon keeps two rounds after the release: the second shows whether the last arm was
+    eliminated (round K R_1 + 1 pulls arm 0 either way)."""
+    from ..reference.bandit.dp_se import elimination_threshold, epoch_length
+
+    if T is None:   # two rounds after the release must fit: T >= K R_1(1/T) + 2 (round K R_1 + 1
+        T = release_horizon("dp-se", K, epsilon) + 1     # pulls arm 0 whether or not the last
+        while K * int(epoch_length(1, K, epsilon, 1.0 / T)) + 2 > T:     # arm was eliminated)
+            T += 1
+    beta = 1.0 / T
+    R1 = int(epoch_length(1, K, epsilon, beta))
+    last = K * R1                       # the epoch's last pull, of arm K - 1 (round-robin)
+    if last + 2 > T:
+        return []
+    threshold = float(elimination_threshold(1, K, R1, epsilon, beta))
+    pairs = []
+    for offset in DP_SE_OFFSETS:
+        gap = threshold - offset / (epsilon * R1)
+        ones = int(round(R1 * (1.0 - gap)))
+        if not 1 <= ones <= R1:
+            continue
+        X = np.zeros((T, K))
+        X[:, 0] = 1.0
+        pulls = np.arange(K, last + 1, K) - 1          # rows of the last arm's pulls in epoch 1
+        X[pulls[:ones - 1], K - 1] = 1.0
+        X[last - 1] = 1.0
+        Y = X.copy()
+        Y[last - 1] = 0.0
+        pairs.append(Pair(Table(X), Table(Y), last,
+                          f"designed: first elimination, gap {offset} noise scales below the "
+                          f"threshold, round {last} row all 1 vs all 0"))
     return pairs
 
 

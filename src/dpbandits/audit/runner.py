@@ -22,7 +22,7 @@ from ..errors import DPBanditsError, check_positive_int
 from ..files import write_atomically
 from ..reference.registry import ALGORITHMS, canonical, get
 from .mechanism import Mechanism, RegistryMechanism
-from .design import DESIGNED, designed_pairs, release_horizon
+from .design import DESIGNED, designed_horizon, designed_pairs
 from .pairs import DEFAULT_ARMS, Pair, candidate_pairs, known_pairs
 from .result import AuditResult
 from .testers import event_audit
@@ -34,7 +34,7 @@ __all__ = ["audit", "audit_algorithm", "audit_all", "controls", "claims_table", 
 
 DEFAULT_HORIZON = 16
 
-DESIGNED_ARMS: dict[str, int] = {"dp-ucb": 2, "dp-ucb-bound": 2, "hybrid-ucb": 2}
+DESIGNED_ARMS: dict[str, int] = {"dp-ucb": 2, "dp-ucb-bound": 2, "hybrid-ucb": 2, "dp-se": 2}
 """Arms of the designed pairs (:mod:`dpbandits.audit.design`; docs/audit-design.md)."""
 
 
@@ -86,8 +86,8 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
     name = canonical(name)
     params = dict(params or {})
     K = K or DESIGNED_ARMS.get(name) or DEFAULT_ARMS.get(name, 3)
-    T = check_positive_int(T or (release_horizon(name, K) if name in DESIGNED else None)
-                           or DEFAULT_HORIZON, "T")
+    T = check_positive_int(T or (designed_horizon(name, K, epsilon) if name in DESIGNED_ARMS
+                                 else None) or DEFAULT_HORIZON, "T")
     if white_box:
         mechanism: Mechanism = InternalStatistics(name, K, epsilon, variant, params)
     else:
@@ -102,7 +102,8 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
         # A few designed pairs instead of many generic ones: each gets the selection sample the
         # generic candidates would share (whole-sequence events need it to rank the sequences).
         pairs = designed + known_pairs(name, K, T)
-        n_selection = samples
+        # DP-SE's runs are long (its first release after K R_1 rounds): a quarter of that.
+        n_selection = samples if name in DESIGNED else max(2000, samples // 4)
     else:
         pairs = known_pairs(name, K, T) + candidate_pairs(
             K, T, boundaries=mechanism.epoch_boundaries(T), row_zero=row_zero,
