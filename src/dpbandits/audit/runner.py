@@ -3,8 +3,9 @@
 Defaults (``samples`` = runs per side of the test sample; each candidate pair's selection sample
 is ``samples // 5`` runs per side, at least 2000): K is the arm count of the known worst cases
 (docs/errata.md) (5 for FTNL, 2 for Wu and Wang's RNM-FTNL, 2 for the designed pairs of the
-hybrid-counter UCBs, otherwise 3), T = 16 rounds (the designed pairs' release horizon,
-:func:`dpbandits.audit.design.release_horizon`, where one is designed). The pairs are the
+hybrid-counter UCBs and DP-SE, otherwise 3), T = 16 rounds (the designed pairs' horizon,
+:func:`dpbandits.audit.design.designed_horizon`, where one is designed: 2740 for DP-SE at
+eps = 1). The pairs are the
 designed pairs (:func:`dpbandits.audit.design.designed_pairs`), the known worst cases
 (:data:`dpbandits.audit.pairs.KNOWN_PAIRS`) and the generic candidates of
 :func:`dpbandits.audit.pairs.candidate_pairs` at the algorithm's release rounds.
