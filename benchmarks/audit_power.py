@@ -48,10 +48,13 @@ def laplace_table(seeds: int) -> None:
               flush=True)
 
 
-def algorithm_table(samples: int) -> None:
-    print("\n| algorithm | claim | bound | bound / claim | verdict | runs per second |")
-    print("|---|---|---|---|---|---|")
-    for name in ALGORITHMS:
+def algorithm_table(samples: int, names: list[str] | None = None) -> None:
+    from dpbandits.reference import make
+
+    print("\n| algorithm | claim | proven eps | exact eps of the pair | bound | bound / claim | "
+          "test runs per side | seconds | verdict | runs per second |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in names or ALGORITHMS:
         for variant in get(name).variants:
             start = time.perf_counter()
             r = audit_algorithm(name, epsilon=1.0, variant=variant.name, samples=samples, seed=0)
@@ -59,8 +62,12 @@ def algorithm_table(samples: int) -> None:
             runs = 2 * (r.n_test + r.n_selection * r.counts["candidate_pairs"])
             claim = "-" if r.claimed_epsilon is None else f"{r.claimed_epsilon:.3g}"
             ratio = "-" if r.closeness is None else f"{r.closeness:.3f}"
-            print(f"| {r.mechanism} | {claim} | {r.best_bound:.3f} | {ratio} | {r.verdict} | "
-                  f"{runs / seconds:,.0f} |", flush=True)
+            proven = make(name, K=r.pair["K"], epsilon=1.0, rng=0, variant=variant.name,
+                          T=r.pair["T"]).claim.proven
+            proven = "-" if proven is None else f"{proven.epsilon:.3g}"
+            exact = "-" if r.exact_epsilon is None else f"{r.exact_epsilon:.3f}"
+            print(f"| {r.mechanism} | {claim} | {proven} | {exact} | {r.best_bound:.3f} | {ratio} | "
+                  f"{r.n_test:,} | {seconds:.1f} | {r.verdict} | {runs / seconds:,.0f} |", flush=True)
 
 
 ACTION_LEVEL = ("dp-ucb", "dp-ucb-bound", "hybrid-ucb")
@@ -96,11 +103,16 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5, help="audits averaged per N (default 5)")
     parser.add_argument("--samples", type=int, default=20_000, help="test runs per side, part 2")
     parser.add_argument("--skip-algorithms", action="store_true", help="only part 1")
+    parser.add_argument("--only", action="append", default=None, metavar="ALGO",
+                        help="part 2 for these algorithms only (repeatable; skips part 1)")
     parser.add_argument("--action-level", type=int, nargs="?", const=1_000_000, default=None,
                         metavar="N", help="only part 3, N runs per side (default 1000000)")
     args = parser.parse_args()
     if args.action_level is not None:
         action_level_table(args.action_level)
+        return
+    if args.only:
+        algorithm_table(args.samples, args.only)
         return
     laplace_table(args.seeds)
     if not args.skip_algorithms:
