@@ -33,8 +33,9 @@ from ..reference.environments import Table
 from ..reference.registry import canonical, get
 from .pairs import Pair
 
-__all__ = ["designed_pairs", "designed_horizon", "release_horizon", "DESIGNED", "ActionLevelLoss", "action_level_loss",
-           "largest_action_level_loss", "most_revealing", "samples_needed"]
+__all__ = ["designed_pairs", "designed_horizon", "release_horizon", "DESIGNED", "DP_SE_OFFSETS",
+           "ActionLevelLoss", "action_level_loss", "largest_action_level_loss", "most_revealing",
+           "samples_needed"]
 
 DESIGNED: dict[str, dict[str, Any]] = {
     "dp-ucb": {"steps": (3, 5), "after": 5,
@@ -44,8 +45,8 @@ DESIGNED: dict[str, dict[str, Any]] = {
     "dp-ucb-bound": {"steps": (3, 5), "after": 5,
                      "why": "with K = 2 the reward of round 5 is item 3 of its arm when rounds 3 "
                             "and 4 split; the radius nu_a is a function of the counts only, so "
-                            "the noise decides an action only when the counts tie (rounds 3, 5, "
-                            "7, 9: the tie at 4 pulls each, round 9, reads the release at n = 4)"},
+                            "the noise decides an action only when the counts tie (rounds 3, 5 "
+                            "and 9; the tie at 4 pulls each, round 9, reads the release at n = 4)"},
     "hybrid-ucb": {"steps": (3, 4), "after": 4,
                    "why": "with K = 2 the reward of round 3 is the second observation of its arm: "
                           "leaf 1 of tree 1, in two released tree nodes and one array"},
