@@ -12,7 +12,7 @@ import sys
 from .. import limits
 from ..audit.external import DEFAULT_TIMEOUT
 from ..errors import DPBanditsError
-from ..validate.core import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
+from ..validate.defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
 from .options import (add_backend, add_json, add_out, add_progress, add_seed, add_workers, auto_integer,
                       check_out, epsilon, integer, parse_params, probability, say_for, seconds,
                       unit_number)

@@ -13,15 +13,31 @@ against the reference's privacy claim and holds its regret against the explicit 
 
 from __future__ import annotations
 
-from .core import Comparison, Validation, checkpoints_for, rounds_for, validate
-from .figures import plot
-from .stats import holm, holm_adjusted
+import importlib
+
+_WHERE = {"validate": "core", "Validation": "core", "Comparison": "core",
+          "checkpoints_for": "core", "rounds_for": "core", "plot": "figures",
+          "holm": "stats", "holm_adjusted": "stats"}
+"""Where each public name lives; imported on first use (PEP 562), so that the command line can
+read :mod:`dpbandits.validate.defaults` without loading SciPy and statsmodels."""
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
 
 __all__ = ["validate", "Validation", "Comparison", "holm", "holm_adjusted", "checkpoints_for",
            "rounds_for", "plot", "write_json"]
 
 
-def write_json(result: Validation, path) -> None:
+def write_json(result, path) -> None:
     """Write ``result.to_dict()`` as JSON, atomically (temporary file and rename)."""
     import json
 

@@ -52,11 +52,7 @@ from . import stats as st
 __all__ = ["Comparison", "Validation", "validate", "checkpoints_for", "rounds_for",
            "DEFAULT_HORIZON", "DEFAULT_RUNS", "DEFAULT_SETTING", "MIN_RUNS"]
 
-DEFAULT_HORIZON = 1000
-DEFAULT_RUNS = 200
-DEFAULT_SETTING = "hu2021-setting2"
-MIN_RUNS = 20
-"""Fewest runs per sample: below it the Mann-Whitney normal approximation is not trusted."""
+from .defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
 PATH_ONLY = "conforms in outcome, differs in path"
 """The behaviour verdict when only path comparisons (the fixed table) are rejected."""
 CURVE_POINTS = 40
