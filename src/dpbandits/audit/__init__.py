@@ -8,7 +8,7 @@ registered algorithm and variant. Results are :class:`AuditResult` objects (JSON
 Clopper-Pearson bounds, exact likelihood ratios where the algorithm exposes them.
 """
 
-import importlib
+from ..lazy import lazy_exports
 
 _WHERE = {
     "CallableMechanism": "adapters", "PolicyMechanism": "adapters",
@@ -32,16 +32,7 @@ _WHERE = {
 light submodule (say, the external-program harness for its defaults) does not load SciPy."""
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
 
 
 __all__ = [

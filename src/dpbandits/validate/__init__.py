@@ -13,7 +13,7 @@ against the reference's privacy claim and holds its regret against the explicit 
 
 from __future__ import annotations
 
-import importlib
+from ..lazy import lazy_exports
 
 _WHERE = {"validate": "core", "Validation": "core", "Comparison": "core",
           "checkpoints_for": "core", "rounds_for": "core", "plot": "figures",
@@ -22,16 +22,7 @@ _WHERE = {"validate": "core", "Validation": "core", "Comparison": "core",
 read :mod:`dpbandits.validate.defaults` without loading SciPy and statsmodels."""
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
 
 __all__ = ["validate", "Validation", "Comparison", "holm", "holm_adjusted", "checkpoints_for",
            "rounds_for", "plot", "write_json"]
