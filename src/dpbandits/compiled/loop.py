@@ -188,6 +188,17 @@ def _book(sim, t):
 
 
 @njit(cache=True, _nrt=False)
+def _book_action(sim, t, r, a, x):
+    """Run r played arm a and obtained x in round t: its feedback, regret, pulls and record."""
+    sim.x[r] = x
+    sim.pseudo[r] += sim.gaps[a]
+    sim.realised[r] += sim.mu_star - x
+    sim.pulls[r, a] += 1
+    if sim.record:
+        sim.actions_seen[r, t - 1] = a
+
+
+@njit(cache=True, _nrt=False)
 def bandit_round(sim, t):
     """Round t of the bandit feedback model: draw the pulled arms' rewards into ``sim.x``."""
     R = sim.actions.shape[0]
@@ -199,12 +210,7 @@ def bandit_round(sim, t):
             x = sim.env_rng.beta(sim.alpha[a], sim.beta[a])
         else:
             x = sim.X[_table_row(sim, t), a]
-        sim.x[r] = x
-        sim.pseudo[r] += sim.gaps[a]
-        sim.realised[r] += sim.mu_star - x
-        sim.pulls[r, a] += 1
-        if sim.record:
-            sim.actions_seen[r, t - 1] = a
+        _book_action(sim, t, r, a, x)
     _book(sim, t)
 
 
@@ -214,13 +220,7 @@ def full_round(sim, t):
     draw_rows(sim, t)
     for r in range(sim.actions.shape[0]):
         a = sim.actions[r]
-        x = sim.rows[r, a]
-        sim.x[r] = x
-        sim.pseudo[r] += sim.gaps[a]
-        sim.realised[r] += sim.mu_star - x
-        sim.pulls[r, a] += 1
-        if sim.record:
-            sim.actions_seen[r, t - 1] = a
+        _book_action(sim, t, r, a, sim.rows[r, a])
     _book(sim, t)
 
 
