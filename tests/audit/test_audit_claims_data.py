@@ -18,7 +18,8 @@ import pytest
 from dpbandits.audit.mechanism import RegistryMechanism
 from dpbandits.audit.pairs import DEFAULT_ARMS, candidate_pairs, known_pairs
 from dpbandits.audit.design import designed_horizon, designed_pairs
-from dpbandits.audit.runner import AUDIT_PRESETS, DEFAULT_HORIZON, DESIGNED_ARMS
+from dpbandits.audit.design import DESIGNED_ARMS
+from dpbandits.audit.runner import AUDIT_PRESETS, DEFAULT_HORIZON
 from dpbandits.audit.toys import TOY_VARIANTS, ToyThreshold
 from dpbandits.reference.registry import ALGORITHMS, get
 

@@ -33,7 +33,8 @@ from ..reference.environments import Table
 from ..reference.registry import canonical, get
 from .pairs import Pair
 
-__all__ = ["designed_pairs", "designed_horizon", "release_horizon", "DESIGNED", "DP_SE_OFFSETS",
+__all__ = ["designed_pairs", "designed_horizon", "release_horizon", "DESIGNED", "DESIGNED_ARMS",
+           "designed_selection", "DP_SE_OFFSETS",
            "ActionLevelLoss", "action_level_loss", "largest_action_level_loss", "most_revealing",
            "samples_needed"]
 
@@ -53,6 +54,18 @@ DESIGNED: dict[str, dict[str, Any]] = {
 }
 """Algorithm -> the rounds whose reward the designed pairs change, the rounds after it that the
 horizon keeps, and why those rounds."""
+
+DESIGNED_ARMS: dict[str, int] = {"dp-ucb": 2, "dp-ucb-bound": 2, "hybrid-ucb": 2, "dp-se": 2}
+"""Arms of the designed pairs: the audit's default K for every algorithm with a design
+(:func:`designed_pairs` returns pairs for exactly these names)."""
+
+
+def designed_selection(name: str, samples: int) -> int:
+    """Selection runs per side and designed pair for an audit with ``samples`` test runs per
+    side. A few designed pairs replace many generic ones, so each gets the selection sample the
+    generic candidates would share: whole-sequence events need it to rank the sequences. DP-SE's
+    runs are long (its first release after K R_1 rounds): a quarter of that, at least 2000."""
+    return max(2000, samples // 4) if canonical(name) == "dp-se" else samples
 
 
 def release_horizon(name: str, K: int = 2, epsilon: float = 1.0, variant: str | None = None,

@@ -23,7 +23,7 @@ from ..errors import DPBanditsError, check_positive_int
 from ..files import write_atomically
 from ..reference.registry import ALGORITHMS, canonical, get
 from .mechanism import Mechanism, RegistryMechanism
-from .design import DESIGNED, designed_horizon, designed_pairs
+from .design import DESIGNED_ARMS, designed_horizon, designed_pairs, designed_selection
 from .pairs import DEFAULT_ARMS, Pair, candidate_pairs, known_pairs
 from .result import AuditResult
 from .testers import event_audit
@@ -34,9 +34,6 @@ __all__ = ["audit", "audit_algorithm", "audit_all", "controls", "claims_table", 
            "AUDIT_PRESETS"]
 
 DEFAULT_HORIZON = 16
-
-DESIGNED_ARMS: dict[str, int] = {"dp-ucb": 2, "dp-ucb-bound": 2, "hybrid-ucb": 2, "dp-se": 2}
-"""Arms of the designed pairs (:mod:`dpbandits.audit.design`; docs/audit-design.md)."""
 
 
 def audit(mechanism: Mechanism, pairs: list[Pair] | None = None, *, samples: int = 50_000,
@@ -100,11 +97,8 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
     designed = [] if white_box else designed_pairs(name, K, epsilon, variant, T)
     n_selection = None
     if designed:
-        # A few designed pairs instead of many generic ones: each gets the selection sample the
-        # generic candidates would share (whole-sequence events need it to rank the sequences).
         pairs = designed + known_pairs(name, K, T)
-        # DP-SE's runs are long (its first release after K R_1 rounds): a quarter of that.
-        n_selection = samples if name in DESIGNED else max(2000, samples // 4)
+        n_selection = designed_selection(name, samples)
     else:
         pairs = known_pairs(name, K, T) + candidate_pairs(
             K, T, boundaries=mechanism.epoch_boundaries(T), row_zero=row_zero,
