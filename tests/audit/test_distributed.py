@@ -48,6 +48,26 @@ def test_audit_of_a_mechanism_takes_workers_and_keeps_the_result():
 
 
 @pytest.mark.exact
+def test_audit_all_side_by_side_on_processes_and_a_cluster_gives_the_same_results(tmp_path):
+    """Whole audits run side by side (2 processes; a LocalCluster) return, in the same order,
+    what one process returns, and each finished audit is stored for a resume."""
+    distributed = pytest.importorskip("distributed")
+    arguments = dict(samples=500, include_controls=False, names=["rnm-ftnl-bq", "hybrid-ucb"])
+    one = [_comparable(r) for r in audit_all(**arguments)]
+    messages: list[str] = []
+    two = audit_all(workers=2, resume=tmp_path, progress=messages.append, **arguments)
+    assert [_comparable(r) for r in two] == one
+    assert len(messages) == 4 and all(m.endswith(": done") for m in messages)
+    assert len(list(tmp_path.glob("*.json"))) == 4
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = audit_all(client=client, **arguments)
+    assert [_comparable(r) for r in remote] == one
+    assert [r["mechanism"] for r in one] == ["rnm-ftnl-bq[paper]", "rnm-ftnl-bq[corrected]",
+                                             "hybrid-ucb[paper]", "hybrid-ucb[corrected]"]
+
+
+@pytest.mark.exact
 def test_interrupted_audit_all_resumes_with_the_same_results(tmp_path):
     from dpbandits.audit.runner import _cached
 

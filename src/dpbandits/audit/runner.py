@@ -147,14 +147,22 @@ def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.0
     and a re-run with the same parameters reads it back instead of recomputing, so an
     interrupted ``--all`` resumes where it stopped. ``names`` restricts the audit to some
     algorithms (all their variants).
+
+    ``workers > 1`` runs whole audits side by side in that many local processes, and a Dask
+    ``client`` runs them on its cluster, each audit on one core (the largest first); one audit
+    at a time uses ``workers`` only inside itself. Every audit is seeded by its own arguments, so
+    the results, in the same order, are those of ``workers = 1``. ``progress`` gets one message
+    per audit: before it starts when they run one after another, when it ends otherwise.
     """
+    workers = check_positive_int(workers, "workers")
     chosen_names = [canonical(n) for n in names] if names else list(ALGORITHMS)
     jobs = [(name, v.name) for name in chosen_names for v in get(name).variants]
     chosen = {**AUDIT_PRESETS, **(presets or {})}
     folder = Path(resume) if resume is not None else None
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
-    results = []
+    results: list[AuditResult | None] = [None] * len(jobs)
+    todo: list[tuple[int, dict, dict]] = []
     for i, (name, variant) in enumerate(jobs):
         preset = dict(epsilon=epsilon, samples=samples)
         preset.update(chosen.get(name, {}))
@@ -163,19 +171,75 @@ def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.0
         if cached is not None:
             if progress:
                 progress(f"[{i + 1}/{len(jobs)}] {name} [{variant}]: reused")
-            results.append(cached)
+            results[i] = cached
             continue
-        if progress:
-            progress(f"[{i + 1}/{len(jobs)}] {name} [{variant}]")
-        result = audit_algorithm(name, variant=variant, alpha=alpha, seed=seed, workers=workers,
-                                 client=client, backend=backend, **preset)
+        todo.append((i, key, dict(name=name, variant=variant, alpha=alpha, seed=seed,
+                                  backend=backend, **preset)))
+    side_by_side = client is not None or (workers > 1 and len(todo) > 1)
+    if side_by_side:
+        done = _audits_side_by_side(todo, workers, client)
+    else:
+        done = ((i, key, audit_algorithm(**arguments, workers=workers, client=client))
+                for i, key, arguments in _announced(todo, jobs, progress))
+    for i, key, result in done:
+        name, variant = jobs[i]
         _store(folder, f"{name}-{variant}", key, result)
-        results.append(result)
+        results[i] = result
+        if progress and side_by_side:
+            progress(f"[{i + 1}/{len(jobs)}] {name} [{variant}]: done")
+    finished = [r for r in results if r is not None]
     if include_controls:
         if progress:
             progress("controls")
-        results.extend(controls(epsilon, samples=samples, alpha=alpha, seed=seed))
-    return results
+        finished.extend(controls(epsilon, samples=samples, alpha=alpha, seed=seed))
+    return finished
+
+
+def _announced(todo, jobs, progress):
+    """The audits of ``todo`` one after another, each announced before it starts."""
+    for i, key, arguments in todo:
+        if progress:
+            name, variant = jobs[i]
+            progress(f"[{i + 1}/{len(jobs)}] {name} [{variant}]")
+        yield i, key, arguments
+
+
+def _audit_job(arguments: dict) -> AuditResult:
+    """One whole audit on one core, in a worker process or on a Dask worker."""
+    return audit_algorithm(**arguments, workers=1)
+
+
+def _cost(arguments: dict) -> float:
+    """A rough relative cost of an audit (test runs times rounds), to start the largest first:
+    the last audits to finish are then short ones, and the cores stay busy."""
+    return arguments["samples"] * (arguments.get("T") or DEFAULT_HORIZON)
+
+
+def _audits_side_by_side(todo: list[tuple[int, dict, dict]], workers: int, client):
+    """Yield (index, key, result) for every audit of ``todo`` as it finishes, the audits run
+    side by side on ``workers`` local processes or on the Dask ``client``'s cluster."""
+    order = sorted(todo, key=lambda job: -_cost(job[2]))
+    if client is not None:
+        from distributed import as_completed
+
+        futures = {client.submit(_audit_job, arguments, pure=False, retries=2): (i, key)
+                   for i, key, arguments in order}
+        for future in as_completed(futures):
+            i, key = futures[future]
+            yield i, key, future.result()
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed as completed
+
+    with ProcessPoolExecutor(max_workers=min(workers, len(order))) as pool:
+        futures = {pool.submit(_audit_job, arguments): (i, key) for i, key, arguments in order}
+        try:
+            for future in completed(futures):
+                i, key = futures[future]
+                yield i, key, future.result()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
 
 
 def _cached(folder: Path | None, stem: str, key: dict) -> AuditResult | None:

@@ -16,7 +16,7 @@ Scores:
   of the differing round says which arm's statistic the changed reward entered; an event over
   the joint pattern of actions at the rounds that read two released nodes can show both nodes'
   loss);
-* ``logistic``: the linear predictor of a logistic model (statsmodels GLM, Binomial family,
+* ``logistic``: the linear predictor of a ridge-penalised logistic model (Newton's method,
   frequency weights on distinct feature rows) on features of the output;
 * ``exact``: the exact log-likelihood ratio, for mechanisms whose trajectory probabilities are
   computable (the report-noisy-max family). Pairs are then ranked by their exact privacy loss
@@ -26,7 +26,6 @@ Scores:
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -97,9 +96,21 @@ def _fit_histogram(F0: np.ndarray, F1: np.ndarray) -> Callable[[np.ndarray], np.
     return apply
 
 
-def _fit_logistic(F0: np.ndarray, F1: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
-    import statsmodels.api as sm
+_RIDGE = 1.0
+"""Ridge penalty (on the standardised coefficients, not the intercept) of the logistic score: it
+keeps the fit finite when some feature pattern occurs on one table only (complete separation,
+common for sparse one-hot actions), where an unpenalised fit runs to infinity."""
 
+
+def _fit_logistic(F0: np.ndarray, F1: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The linear predictor of a ridge-penalised logistic model of "from D1" on the features.
+
+    Fitted by Newton's method with a backtracking line search on distinct feature rows with
+    frequency weights; the penalty makes the objective strictly convex, so the fit always
+    converges (25 steps at most; it stops when a step moves no coefficient by more than 1e-8).
+    Any score is valid for the audit, whose bound comes from a separate test sample: the fit only
+    decides how well the chosen event separates the tables.
+    """
     F = np.concatenate([F0, F1]).astype(float)
     y = np.concatenate([np.zeros(len(F0)), np.ones(len(F1))])
     keep = F.std(axis=0) > 0
@@ -107,24 +118,53 @@ def _fit_logistic(F0: np.ndarray, F1: np.ndarray) -> Callable[[np.ndarray], np.n
         return None
     mean, scale = F[:, keep].mean(axis=0), F[:, keep].std(axis=0)
     Z = (F[:, keep] - mean) / scale
-    rows, inverse, weights = np.unique(np.column_stack([Z, y]), axis=0, return_inverse=True,
-                                       return_counts=True)
-    design = sm.add_constant(rows[:, :-1], has_constant="add")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            model = sm.GLM(rows[:, -1], design, family=sm.families.Binomial(), freq_weights=weights)
-            fit = model.fit_regularized(alpha=1e-4, L1_wt=0.0) if len(rows) < 2000 else model.fit(maxiter=50)
-        except (ValueError, np.linalg.LinAlgError):
-            return None
-    coef = np.asarray(fit.params)
-    if not np.all(np.isfinite(coef)):
+    rows, weights = np.unique(np.column_stack([Z, y]), axis=0, return_counts=True)
+    coef = _newton_logistic(np.column_stack([np.ones(len(rows)), rows[:, :-1]]), rows[:, -1],
+                            weights.astype(float))
+    if coef is None:
         return None
 
     def apply(X: np.ndarray) -> np.ndarray:
         Zx = (X[:, keep].astype(float) - mean) / scale
         return coef[0] + Zx @ coef[1:]
     return apply
+
+
+def _newton_logistic(A: np.ndarray, y: np.ndarray, w: np.ndarray, steps: int = 25):
+    """Coefficients minimising sum_i w_i [log(1 + e^{eta_i}) - y_i eta_i] + (ridge / 2) |b|^2,
+    eta = A b (column 0 of A is the unpenalised intercept); None if the solve fails."""
+    penalty = np.full(A.shape[1], _RIDGE)
+    penalty[0] = 0.0
+
+    def objective(b: np.ndarray) -> float:
+        eta = A @ b
+        return float(w @ (np.logaddexp(0.0, eta) - y * eta) + 0.5 * penalty @ (b * b))
+
+    b = np.zeros(A.shape[1])
+    current = objective(b)
+    for _ in range(steps):
+        p = 0.5 * (1.0 + np.tanh(0.5 * (A @ b)))          # the logistic function, overflow-free
+        gradient = A.T @ (w * (p - y)) + penalty * b
+        hessian = (A * (w * p * (1.0 - p))[:, None]).T @ A + np.diag(penalty)
+        hessian[0, 0] += 1e-12 * max(1.0, float(w.sum()))  # an intercept the data never moves
+        try:
+            direction = np.linalg.solve(hessian, gradient)
+        except np.linalg.LinAlgError:
+            return None
+        t = 1.0
+        while t > 1e-6:
+            trial = b - t * direction
+            value = objective(trial)
+            if value <= current:
+                break
+            t /= 2
+        else:
+            break
+        moved = float(np.max(np.abs(trial - b)))
+        b, current = trial, value
+        if moved < 1e-8:
+            break
+    return b if np.all(np.isfinite(b)) else None
 
 
 # --- events -----------------------------------------------------------------------------------
