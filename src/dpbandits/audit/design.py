@@ -12,7 +12,18 @@ a statistic that a single reward moves most (docs/audit-design.md):
   sees it) on a constant table (0 or 1), at the rounds where the item lands in some runs, with a
   horizon that lets the next decisions read both released nodes;
 * DP-SE (Sajed and Sheffet) releases nothing before its first epoch ends: its first data-dependent
-  release is after K R_1 rounds, R_1 from :func:`dpbandits.reference.bandit.dp_se.epoch_length`.
+  release is after K R_1 rounds, R_1 from :func:`dpbandits.reference.bandit.dp_se.epoch_length`;
+  its pairs balance the first elimination on its noise, and one puts the exact gap on the
+  threshold (a DP-SE that eliminates on exact means is then caught with certainty);
+* the lazy-epoch algorithms (:data:`LAZY_EPOCH`: Anytime-Lazy-UCB, Hu, Huang and Mehta, Alg. 1)
+  release arm 0's epoch 0, the reward of round 1, with Lap(1/eps); the pairs change it on a
+  table where the other arms pay 1, so that arm 0's next pull is a threshold on its released
+  mean in the Laplace tail.
+
+Horizons, one rule for every caller: an algorithm with a design is audited at
+:func:`designed_horizon` (``dpbandits audit ALGO`` and ``dpbandits audit --against ALGO`` alike,
+:mod:`dpbandits.validate.privacy`; for DP-SE the smallest T >= K R_1(beta = 1/T) + 2); a horizon
+given by the caller is used as it is, and a design that does not fit in it gives no pair.
 
 :func:`action_level_loss` measures what the actions reveal on a pair: the privacy loss of every
 whole action sequence, estimated from runs on both tables, with a Clopper-Pearson upper bound, and
@@ -34,7 +45,7 @@ from ..reference.registry import canonical, get
 from .pairs import Pair
 
 __all__ = ["designed_pairs", "designed_horizon", "release_horizon", "DESIGNED", "DESIGNED_ARMS",
-           "designed_selection", "DP_SE_OFFSETS",
+           "designed_selection", "DP_SE_OFFSETS", "LAZY_EPOCH", "lazy_epoch_horizon",
            "ActionLevelLoss", "action_level_loss", "largest_action_level_loss", "most_revealing",
            "samples_needed"]
 
@@ -55,7 +66,8 @@ DESIGNED: dict[str, dict[str, Any]] = {
 """Algorithm -> the rounds whose reward the designed pairs change, the rounds after it that the
 horizon keeps, and why those rounds."""
 
-DESIGNED_ARMS: dict[str, int] = {"dp-ucb": 2, "dp-ucb-bound": 2, "hybrid-ucb": 2, "dp-se": 2}
+DESIGNED_ARMS: dict[str, int] = {"dp-ucb": 2, "dp-ucb-bound": 2, "hybrid-ucb": 2, "dp-se": 2,
+                                 "anytime-lazy-ucb": 2}
 """Arms of the designed pairs: the audit's default K for every algorithm with a design
 (:func:`designed_pairs` returns pairs for exactly these names)."""
 
@@ -73,7 +85,8 @@ def release_horizon(name: str, K: int = 2, epsilon: float = 1.0, variant: str | 
     """The horizon at which an audit of ``name`` reaches its first data-dependent releases.
 
     Hybrid-counter UCBs: the last designed round plus the rounds that read its releases
-    (:data:`DESIGNED`). DP-SE: K R_1 + 1, the round after its first epoch's release, with
+    (:data:`DESIGNED`). Lazy-epoch algorithms (:data:`LAZY_EPOCH`): K + 1, the first round
+    whose action reads the private means released in rounds 1..K. DP-SE: K R_1 + 1, the round after its first epoch's release, with
     R_1 = :func:`~dpbandits.reference.bandit.dp_se.epoch_length` at beta = 1/T (its default),
     solved for the smallest T that reaches it. None when no designed horizon is known.
     """
@@ -84,6 +97,8 @@ def release_horizon(name: str, K: int = 2, epsilon: float = 1.0, variant: str | 
     if name in DESIGNED:
         d = DESIGNED[name]
         return max(d["steps"]) + d["after"]
+    if name in LAZY_EPOCH:
+        return K + 1
     if name == "dp-se":
         from ..reference.bandit.dp_se import epoch_length
 
@@ -98,32 +113,40 @@ def release_horizon(name: str, K: int = 2, epsilon: float = 1.0, variant: str | 
     return None
 
 
-def designed_horizon(name: str, K: int = 2, epsilon: float = 1.0) -> int | None:
+def designed_horizon(name: str, K: int = 2, epsilon: float = 1.0,
+                     params: dict[str, Any] | None = None) -> int | None:
     """The horizon of :func:`designed_pairs` when none is given (None: no design): the release
-    horizon, and for DP-SE the first horizon T that holds two rounds after its first release,
-    T >= K R_1(beta = 1/T) + 2."""
+    horizon; for DP-SE the first horizon T that holds two rounds after its first release,
+    T >= K R_1(beta = 1/T) + 2; for the lazy-epoch algorithms :func:`lazy_epoch_horizon`."""
     name = canonical(name)
     if name == "dp-se":
-        pairs = _dp_se_pairs(check_positive_int(K, "K", minimum=2), check_epsilon(epsilon), None)
+        pairs = _dp_se_pairs(check_positive_int(K, "K", minimum=2), check_epsilon(epsilon), None,
+                             dict(params or {}))
         return pairs[0].T if pairs else None
+    if name in LAZY_EPOCH:
+        return lazy_epoch_horizon(check_positive_int(K, "K", minimum=2))
     return release_horizon(name, K, epsilon) if name in DESIGNED else None
 
 
 def designed_pairs(name: str, K: int = 2, epsilon: float = 1.0, variant: str | None = None,
-                   T: int | None = None) -> list[Pair]:
+                   T: int | None = None, params: dict[str, Any] | None = None) -> list[Pair]:
     """The designed neighbouring pairs of ``name`` (empty when none are designed).
 
     Each pair is a constant table (all rewards 0, or all 1) whose row at a designed round is all
     ones on D0 and all zeros on D1 (whichever arm is pulled sees a change of 1). ``T`` defaults
-    to :func:`release_horizon`. ``epsilon`` and ``variant`` do not change the tables; they are
-    accepted so that callers name the audited configuration in one place.
+    to :func:`designed_horizon`; a given ``T`` too short for a design gives no pairs.
+    ``variant`` does not change the tables; it is accepted so that callers name the audited
+    configuration in one place. ``params`` are the algorithm's parameters (DP-SE reads
+    ``beta``, ``rounding`` and ``order``; the others' designs do not depend on theirs).
     """
     name = canonical(name)
     get(name)
     K = check_positive_int(K, "K", minimum=2)
     epsilon = check_epsilon(epsilon)
     if name == "dp-se":
-        return _dp_se_pairs(K, epsilon, T)
+        return _dp_se_pairs(K, epsilon, T, dict(params or {}))
+    if name in LAZY_EPOCH:
+        return _lazy_epoch_pairs(name, K, T)
     if name not in DESIGNED:
         return []
     T = check_positive_int(T or release_horizon(name, K), "T")
@@ -147,30 +170,48 @@ threshold: the elimination then has probability about 0.05 and 0.004 (a differen
 Laplace variables), where a change of 1/R_1 in one mean moves it most in ratio."""
 
 
-def _dp_se_pairs(K: int, epsilon: float, T: int | None) -> list[Pair]:
+def _dp_se_pairs(K: int, epsilon: float, T: int | None,
+                 params: dict[str, Any] | None = None) -> list[Pair]:
     """DP-SE's first elimination, balanced on its noise: arm 0 pays 1 always; the last arm pays 1
     on a share of its first epoch's pulls that puts the gap between the two released means
     ``offset`` noise scales below the threshold 2 (h_1 + c_1) (Sajed and Sheffet, DP-SE l.8-l.9);
     the other arms pay 0 (eliminated at once). The pair changes the row of round K R_1, the
     epoch's last pull (of the last arm), from all 1 to all 0: a change of 1/R_1 in its mean. The
     horizon keeps two rounds after the release: the second shows whether the last arm was
-    eliminated (round K R_1 + 1 pulls arm 0 either way)."""
+    eliminated (round K R_1 + 1 pulls arm 0 either way).
+
+    A last pair puts the exact gap on the threshold: at or below it on D0, above it on D1 (the
+    share of ones is ceil(R_1 (1 - 2 (h_1 + c_1)))). A faithful DP-SE eliminates with nearly
+    the same probability on both; one whose first elimination reads the exact means eliminates
+    on D1 and keeps on D0, always (the planted bug of ``examples/external/dp_se.py``).
+    ``params`` may set DP-SE's ``beta`` (default 1/T) and ``rounding``; an ``order`` other than
+    round-robin has no design."""
     from ..reference.bandit.dp_se import elimination_threshold, epoch_length
 
+    params = dict(params or {})
+    if params.get("order", "round-robin") != "round-robin":
+        return []
+    rounding = params.get("rounding", "ceil")
+
+    def beta_at(T: int) -> float:
+        return params.get("beta") or 1.0 / T
+
     if T is None:   # two rounds after the release must fit: T >= K R_1(1/T) + 2 (round K R_1 + 1
-        T = release_horizon("dp-se", K, epsilon) + 1     # pulls arm 0 whether or not the last
-        while K * int(epoch_length(1, K, epsilon, 1.0 / T)) + 2 > T:     # arm was eliminated)
-            T += 1
-    beta = 1.0 / T
-    R1 = int(epoch_length(1, K, epsilon, beta))
+        T = release_horizon("dp-se", K, epsilon, params=params) + 1     # pulls arm 0 whether or
+        while K * int(epoch_length(1, K, epsilon, beta_at(T), rounding)) + 2 > T:  # not the last
+            T += 1                                                             # arm was eliminated)
+    beta = beta_at(T)
+    R1 = int(epoch_length(1, K, epsilon, beta, rounding))
     last = K * R1                       # the epoch's last pull, of arm K - 1 (round-robin)
     if last + 2 > T:
         return []
     threshold = float(elimination_threshold(1, K, R1, epsilon, beta))
     pairs = []
-    for offset in DP_SE_OFFSETS:
-        gap = threshold - offset / (epsilon * R1)
-        ones = int(round(R1 * (1.0 - gap)))
+    for offset in (*DP_SE_OFFSETS, None):
+        if offset is None:              # on the threshold: kept on D0, eliminated on D1 (exact)
+            ones = math.ceil(R1 * (1.0 - threshold))
+        else:
+            ones = int(round(R1 * (1.0 - (threshold - offset / (epsilon * R1)))))
         if not 1 <= ones <= R1:
             continue
         X = np.zeros((T, K))
@@ -180,9 +221,53 @@ def _dp_se_pairs(K: int, epsilon: float, T: int | None) -> list[Pair]:
         X[last - 1] = 1.0
         Y = X.copy()
         Y[last - 1] = 0.0
+        where = ("exact gap on the threshold" if offset is None
+                 else f"gap {offset} noise scales below the threshold")
         pairs.append(Pair(Table(X), Table(Y), last,
-                          f"designed: first elimination, gap {offset} noise scales below the "
-                          f"threshold, round {last} row all 1 vs all 0"))
+                          f"designed: first elimination, {where}, round {last} row all 1 vs "
+                          f"all 0"))
+    return pairs
+
+
+LAZY_EPOCH: dict[str, dict[str, Any]] = {
+    "anytime-lazy-ucb": {
+        "step": 1, "arm0": (0.0, 1.0),
+        "why": "arm 0's epoch 0 is the reward of round 1, released at once as mu~_0 = X + "
+               "Lap(1/eps) (Alg. 1 l.2); arms 1..K-1 pay 1, so the first doubled epoch of the "
+               "winner of round K + 1 releases a mean near 1 with half the noise (l.6-l.7) and "
+               "its smaller bonus (l.4) puts arm 0's next pull at a threshold on mu~_0 below 0: "
+               "an event of exact ratio e^eps in the Laplace tail"},
+}
+"""Lazy-epoch algorithms -> the designed round (arm 0's first, single-reward epoch), the rewards
+of arm 0 on the other rounds (one pair each), and why. Every other arm pays 1 on every round."""
+
+
+def lazy_epoch_horizon(K: int) -> int:
+    """The designed horizon of a lazy-epoch algorithm with K arms: rounds 1..K release every
+    arm's epoch 0; the winner of round K + 1 plays its epoch 1 (2 pulls, released after round
+    K + 2), and the audit keeps the 4 rounds after it (the loser's epoch 1 and the first round
+    that reads both epoch-1 means), T = K + 6 (8 for K = 2)."""
+    return K + 6
+
+
+def _lazy_epoch_pairs(name: str, K: int, T: int | None) -> list[Pair]:
+    """Arms 1..K-1 pay 1 on every round, arm 0 pays ``arm0`` (one pair per value); the pair
+    changes the row of round 1 (arm 0's epoch 0, a single reward) from all 1 to all 0."""
+    design = LAZY_EPOCH[name]
+    T = check_positive_int(T or lazy_epoch_horizon(K), "T")
+    step = design["step"]
+    if T <= K:                   # nothing reads the release
+        return []
+    pairs, others = [], "arm 1" if K == 2 else f"arms 1..{K - 1}"
+    for arm0 in design["arm0"]:
+        X = np.ones((T, K))
+        X[:, 0] = arm0
+        X[step - 1] = 1.0
+        Y = X.copy()
+        Y[step - 1] = 0.0
+        pairs.append(Pair(Table(X), Table(Y), step,
+                          f"designed: arm 0 pays {arm0:g}, {others} pay 1, round {step} row all "
+                          f"1 vs all 0"))
     return pairs
 
 
