@@ -3,18 +3,21 @@
 A candidate that claims to implement ALGO is audited (:func:`audit_against`) with
 
 * ALGO's claim at the audited epsilon and horizon (:class:`~dpbandits.audit.mechanism.RegistryMechanism`);
-* a horizon that reaches ALGO's first data-dependent output (:func:`first_dependent_round`):
-  the reference is run with one seed on two different reward tables, and the first round where
-  any run's action differs is a round whose action depends on the rewards. DP-SE's first
-  elimination, after K x R_1 rounds, is found this way, and so is the first release of a lazy
-  or counter-based algorithm; because R_1 grows with T (beta = 1/T), the horizon is searched by
-  doubling and then shrunk to the smallest T whose own first dependent round still falls
-  inside it;
-* ALGO's worst-case pairs: the known ones (:func:`dpbandits.audit.pairs.known_pairs`), a pair
-  designed from the reference's own functions where one is known here (:data:`DESIGNED`: DP-SE's
-  first elimination on the threshold), and the generic candidates of
-  :func:`dpbandits.audit.pairs.candidate_pairs` at ALGO's release rounds and its first
-  dependent round.
+* a horizon that reaches ALGO's first data-dependent releases. One rule: where ALGO has
+  designed pairs (:data:`dpbandits.audit.design.DESIGNED_ARMS`) the horizon is the design's,
+  :func:`dpbandits.audit.design.designed_horizon` (the same as ``dpbandits audit ALGO``: for
+  DP-SE the smallest T >= K R_1(beta = 1/T) + 2, two rounds after its first elimination);
+  otherwise it is found by coupling (:func:`audit_horizon`): the reference is run with one seed
+  on two different reward tables, and the first round where any run's action differs is a round
+  whose action depends on the rewards; the horizon is searched by doubling and then shrunk to
+  the smallest T whose own first dependent round still falls inside it. A horizon given by the
+  caller is used as it is; a design that does not fit in it contributes no pair;
+* ALGO's worst-case pairs: its designed pairs (:func:`dpbandits.audit.design.designed_pairs`:
+  the hybrid-counter UCBs, the lazy-epoch algorithms, DP-SE's first elimination, one pair of
+  which puts the exact gap on the threshold) and the known ones
+  (:func:`dpbandits.audit.pairs.known_pairs`); with no design, the known ones and the generic
+  candidates of :func:`dpbandits.audit.pairs.candidate_pairs` at ALGO's release rounds and its
+  first dependent round.
 
 :func:`could_not_test` says when an audit's test sample held no evidence either way (the event
 never occurred, or always occurred, on both sides; the bound is not a number): the answer is
@@ -33,7 +36,7 @@ import numpy as np
 from ..errors import check_positive_int
 
 __all__ = ["audit_against", "audit_observed", "Claiming", "first_dependent_round",
-           "audit_horizon", "could_not_test", "blind_spots", "DESIGNED", "WINDOW", "AGAINST_SAMPLES"]
+           "audit_horizon", "could_not_test", "blind_spots", "WINDOW", "AGAINST_SAMPLES"]
 
 WINDOW = 12
 """Rounds after the first dependent round that the audited horizon keeps (the features of the
@@ -104,51 +107,6 @@ def audit_horizon(name: str, K: int, epsilon: float | None = None, variant: str 
             break
         best, found = (trial, there), there
     return best
-
-
-# --- designed pairs ------------------------------------------------------------------------------
-
-def _dp_se_first_elimination(K: int, T: int, epsilon: float, params: dict[str, Any]) -> list:
-    """DP-SE's first elimination on its threshold (reference functions of
-    :mod:`dpbandits.reference.bandit.dp_se`, round-robin order).
-
-    Arm 0 pays 1 in every round; arms 2..K-1 pay 0 (eliminated whatever the noise); arm 1's
-    first-epoch sum is set so that its exact gap to arm 0 lies on the threshold 2 (h_1 + c_1):
-    above it when arm 1's last pull of the epoch pays 0 (D0), at or below it when it pays 1 (D1).
-    A faithful DP-SE eliminates arm 1 with nearly the same probability on both (the released
-    means carry Lap(1/(eps R_1)) noise); a DP-SE whose first elimination reads the exact means
-    eliminates on D0 and keeps on D1, always.
-    """
-    from ..audit.pairs import Pair
-    from ..reference.bandit.dp_se import elimination_threshold, epoch_length
-    from ..reference.environments import Table
-
-    if params.get("order", "round-robin") != "round-robin":
-        return []
-    beta = params.get("beta") or 1.0 / T
-    rounding = params.get("rounding", "ceil")
-    R = int(epoch_length(1, K, epsilon, beta, rounding))
-    if K * R + 1 > T:
-        return []
-    threshold = float(elimination_threshold(1, K, R, epsilon, beta))
-    ones = math.ceil(R * (1.0 - threshold)) - 1          # arm 1's sum without its last pull
-    ones = min(max(ones, 0), R - 1)
-    X = np.zeros((T, K))
-    X[:, 0] = 1.0
-    arm1_rounds = np.arange(R) * K + 1                   # arm 1's pulls in epoch 1 (0-based rows)
-    X[arm1_rounds[:ones], 1] = 1.0
-    last = int(arm1_rounds[-1])
-    Y = X.copy()
-    Y[last, 1] = 1.0
-    return [Pair(Table(X), Table(Y), last + 1,
-                 f"DP-SE's first elimination on its threshold (R_1 = {R}, 2(h_1 + c_1) = "
-                 f"{threshold:.4f}): arm 1's last pull of epoch 1, round {last + 1}, pays 0 vs 1")]
-
-
-DESIGNED: dict[str, Callable[[int, int, float, dict[str, Any]], list]] = {
-    "dp-se": _dp_se_first_elimination,
-}
-"""ALGO -> builder of pairs designed from the reference's own functions, for (K, T, epsilon, params)."""
 
 
 # --- the audit -----------------------------------------------------------------------------------
@@ -234,11 +192,13 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
                   progress: Callable[[str], None] | None = None):
     """Audit ``candidate`` (a mechanism with K arms) against ALGO's claim at ``epsilon``.
 
-    ``T`` (default: :func:`audit_horizon`) is the audited horizon. The event tester's
+    ``T`` is the audited horizon (default: ALGO's designed horizon where it has a design,
+    otherwise :func:`audit_horizon`). The event tester's
     Clopper-Pearson bound holds at confidence ``1 - alpha`` (one event tested on a fresh sample,
     chosen with the pair on a selection sample of ``max(2000, samples // 5)`` runs per side and
     pair, or ``max(200, samples // 5)`` when the pairs are designed from the reference). The result's ``notes`` say how the horizon and the pairs were chosen.
     """
+    from ..audit.design import DESIGNED_ARMS, designed_horizon, designed_pairs
     from ..audit.mechanism import RegistryMechanism
     from ..audit.pairs import candidate_pairs, known_pairs
     from ..reference.registry import canonical
@@ -247,7 +207,15 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     K = candidate.K
     params = dict(params or {})
     notes = []
-    if T is None:
+    design_T = (designed_horizon(against, K, epsilon, params) if T is None
+                and against in DESIGNED_ARMS else None)
+    if design_T is not None:
+        T = design_T
+        first = first_dependent_round(against, K, T, epsilon, variant, params, seed)
+        notes.append(f"horizon T = {T}: the designed horizon of {against} (its first "
+                     f"data-dependent releases); first data-dependent action "
+                     + (f"in round {first}" if first else "not seen on the probe tables"))
+    elif T is None:
         T, first = audit_horizon(against, K, epsilon, variant, params, seed=seed)
         notes.append(f"horizon T = {T}: " + (
             f"{against}'s first data-dependent action is in round {first} (the reference on two "
@@ -262,7 +230,7 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     reference = RegistryMechanism(against, K, epsilon, variant, params, T=T)
     boundaries = sorted(set(reference.epoch_boundaries(T)) | ({first - 1} if first and first > 1 else set()))
     relation = reference.claimed.relation if reference.claimed else None
-    designed = DESIGNED.get(against, lambda *a: [])(K, T, epsilon, params)
+    designed = designed_pairs(against, K, epsilon, variant, T, params)
     known = known_pairs(against, K, T)
     if designed:
         # A worst case designed from the reference needs no search: only it and the known ones
