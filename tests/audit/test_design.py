@@ -88,12 +88,14 @@ def test_lazy_epoch_pairs_change_arm_0s_first_release_where_the_others_pay_1(K):
 
     pairs = designed_pairs("anytime-lazy-ucb", K, 1.0)
     assert len(pairs) == len(LAZY_EPOCH["anytime-lazy-ucb"]["arm0"])
-    assert designed_horizon("anytime-lazy-ucb", K) == lazy_epoch_horizon(K) == K + 6
+    assert designed_horizon("anytime-lazy-ucb", K) == lazy_epoch_horizon("anytime-lazy-ucb", K) \
+        == K + 6
     assert release_horizon("anytime-lazy-ucb", K) == K + 1      # round K + 1 reads round 1
     for p in pairs:
         assert (p.step, p.T, p.K) == (1, K + 6, K) and ROW.distance(p.D0.X, p.D1.X) == 1
         assert np.all(p.D0.X[0] == 1) and np.all(p.D1.X[0] == 0)
         assert np.all(p.D0.X[1:, 1:] == 1) and np.unique(p.D0.X[1:, 0]).size == 1
+        assert p.description.startswith("designed: arm 0 pays")
     assert designed_pairs("anytime-lazy-ucb", K, 1.0, T=K) == []  # nothing reads the release
 
 
@@ -173,3 +175,28 @@ def test_most_revealing_prefers_the_cheapest_refutation_then_the_largest_upper_b
     cheap, dear = replace(base, pair="c", samples_needed=10_000), replace(base, pair="d",
                                                                           samples_needed=90_000)
     assert most_revealing([higher, dear, cheap]).pair == "c"
+
+
+@pytest.mark.exact
+def test_lazy_dp_ts_pairs_change_its_first_unclipped_epochs():
+    from dpbandits.audit.design import LAZY_EPOCH, designed_horizon
+
+    pairs = designed_pairs("lazy-dp-ts", 2, 1.0)
+    assert {p.step for p in pairs} == set(LAZY_EPOCH["lazy-dp-ts"]["steps"])
+    assert designed_horizon("lazy-dp-ts", 2) == 96 and release_horizon("lazy-dp-ts", 2) == 3
+    for p in pairs:
+        assert p.T == 96 and ROW.distance(p.D0.X, p.D1.X) == 1
+        assert np.all(p.D0.X[p.step - 1] == 1) and np.all(p.D1.X[p.step - 1] == 0)
+        others = np.delete(np.arange(96), p.step - 1)
+        assert np.all(p.D0.X[others, 0] == 0) and np.all(p.D0.X[:, 1] == 1)
+
+
+@pytest.mark.exact
+def test_adap_klucb_pairs_are_the_all_zero_table_with_one_row_of_ones():
+    from dpbandits.audit.design import LAZY_EPOCH
+
+    pairs = designed_pairs("adap-klucb", 2, 1.0)
+    assert {p.step for p in pairs} == set(LAZY_EPOCH["adap-klucb"]["steps"])
+    for p in pairs:
+        assert (p.T, p.K) == (64, 2) and p.D0.X.sum() == 2 and p.D1.X.sum() == 0
+        assert np.all(p.D0.X[p.step - 1] == 1)

@@ -15,10 +15,13 @@ a statistic that a single reward moves most (docs/audit-design.md):
   release is after K R_1 rounds, R_1 from :func:`dpbandits.reference.bandit.dp_se.epoch_length`;
   its pairs balance the first elimination on its noise, and one puts the exact gap on the
   threshold (a DP-SE that eliminates on exact means is then caught with certainty);
-* the lazy-epoch algorithms (:data:`LAZY_EPOCH`: Anytime-Lazy-UCB, Hu, Huang and Mehta, Alg. 1)
-  release arm 0's epoch 0, the reward of round 1, with Lap(1/eps); the pairs change it on a
-  table where the other arms pay 1, so that arm 0's next pull is a threshold on its released
-  mean in the Laplace tail.
+* the lazy-epoch algorithms (:data:`LAZY_EPOCH`; Hu, Huang and Mehta: Anytime-Lazy-UCB, Alg. 1,
+  and Lazy-DP-TS, Alg. 3) release each epoch sum once with Lap(1/eps). Anytime-Lazy-UCB's pairs
+  change arm 0's epoch 0, the reward of round 1, on a table where the other arms pay 1, so that
+  arm 0's next pull is a threshold on its released mean in the Laplace tail; Lazy-DP-TS's
+  change a reward of the first epochs (16 pulls) whose shifted mean is not clipped to 1;
+  AdaP-KLUCB (Azize and Basu, Alg. 1) likewise, on its first episodes whose clipped mean
+  is below 1.
 
 Horizons, one rule for every caller: an algorithm with a design is audited at
 :func:`designed_horizon` (``dpbandits audit ALGO`` and ``dpbandits audit --against ALGO`` alike,
@@ -67,7 +70,7 @@ DESIGNED: dict[str, dict[str, Any]] = {
 horizon keeps, and why those rounds."""
 
 DESIGNED_ARMS: dict[str, int] = {"dp-ucb": 2, "dp-ucb-bound": 2, "hybrid-ucb": 2, "dp-se": 2,
-                                 "anytime-lazy-ucb": 2}
+                                 "anytime-lazy-ucb": 2, "lazy-dp-ts": 2, "adap-klucb": 2}
 """Arms of the designed pairs: the audit's default K for every algorithm with a design
 (:func:`designed_pairs` returns pairs for exactly these names)."""
 
@@ -124,7 +127,7 @@ def designed_horizon(name: str, K: int = 2, epsilon: float = 1.0,
                              dict(params or {}))
         return pairs[0].T if pairs else None
     if name in LAZY_EPOCH:
-        return lazy_epoch_horizon(check_positive_int(K, "K", minimum=2))
+        return lazy_epoch_horizon(name, check_positive_int(K, "K", minimum=2))
     return release_horizon(name, K, epsilon) if name in DESIGNED else None
 
 
@@ -231,42 +234,64 @@ def _dp_se_pairs(K: int, epsilon: float, T: int | None,
 
 LAZY_EPOCH: dict[str, dict[str, Any]] = {
     "anytime-lazy-ucb": {
-        "step": 1, "arm0": (0.0, 1.0),
+        "steps": (1,), "arm0": (0.0, 1.0), "others": 1.0, "horizon": None,
         "why": "arm 0's epoch 0 is the reward of round 1, released at once as mu~_0 = X + "
                "Lap(1/eps) (Alg. 1 l.2); arms 1..K-1 pay 1, so the first doubled epoch of the "
                "winner of round K + 1 releases a mean near 1 with half the noise (l.6-l.7) and "
                "its smaller bonus (l.4) puts arm 0's next pull at a threshold on mu~_0 below 0: "
                "an event of exact ratio e^eps in the Laplace tail"},
+    "lazy-dp-ts": {
+        "steps": (32, 36, 48), "arm0": (0.0,), "others": 1.0, "horizon": 96,
+        "why": "the shifted mean Clip(mu~_j + 3 ln t / (eps O_j)) (Alg. 3 l.4) is 1 for every "
+               "arm, and the Beta draws data-independent, until an epoch is long enough that "
+               "the shift falls below 1 - mu~_j: with K = 2 both arms are pulled alike until "
+               "about round 32 and then fill their epochs of 16 pulls (rounds 32 to 48 hold "
+               "pulls 16 to 24 of each arm); arm 0 pays 0, so its epoch-16 mean (moved by 1/16 "
+               "by the changed reward) is released unclipped near round 64 and read by every "
+               "Beta draw up to T = 96; arm 1 pays 1 and stays clipped"},
+    "adap-klucb": {
+        "steps": (16, 32), "arm0": (0.0,), "others": 0.0, "horizon": 64,
+        "why": "the KL index reads Clip(mu~_a + alpha ln t / (eps n_a)) (Azize and Basu, the "
+               "AdaP-KLUCB index beside eq. (7)), which is 1 for both arms, so that the choices "
+               "are ties broken at random, until an episode of n_a > alpha ln t samples ends: "
+               "with alpha = 3.1 and t <= 64 the episodes of 16 samples; on the all-zero table "
+               "rounds 16 and 32 fall in the episodes of 8 and 16 samples, whose means (moved "
+               "by 1/n_a) are the first released unclipped, and the next episode choices read "
+               "them up to T = 64"},
 }
-"""Lazy-epoch algorithms -> the designed round (arm 0's first, single-reward epoch), the rewards
-of arm 0 on the other rounds (one pair each), and why. Every other arm pays 1 on every round."""
+"""Lazy-epoch algorithms -> the designed rounds, the rewards of arm 0 on the other rounds (one
+pair per round and value), the rewards of every other arm, the horizon (None:
+:func:`lazy_epoch_horizon`'s K + 6), and why. The designed row is all 1 on D0 and all 0 on D1."""
 
 
-def lazy_epoch_horizon(K: int) -> int:
-    """The designed horizon of a lazy-epoch algorithm with K arms: rounds 1..K release every
-    arm's epoch 0; the winner of round K + 1 plays its epoch 1 (2 pulls, released after round
-    K + 2), and the audit keeps the 4 rounds after it (the loser's epoch 1 and the first round
-    that reads both epoch-1 means), T = K + 6 (8 for K = 2)."""
-    return K + 6
+def lazy_epoch_horizon(name: str, K: int) -> int:
+    """The designed horizon of a lazy-epoch algorithm with K arms. Anytime-Lazy-UCB: rounds
+    1..K release every arm's epoch 0; the winner of round K + 1 plays its epoch 1 (2 pulls,
+    released after round K + 2), and the audit keeps the 4 rounds after it (the loser's epoch 1
+    and the first round that reads both epoch-1 means), T = K + 6 (8 for K = 2). Lazy-DP-TS:
+    the fixed horizon of :data:`LAZY_EPOCH` (96, designed for K = 2)."""
+    horizon = LAZY_EPOCH[canonical(name)]["horizon"]
+    return K + 6 if horizon is None else horizon
 
 
 def _lazy_epoch_pairs(name: str, K: int, T: int | None) -> list[Pair]:
-    """Arms 1..K-1 pay 1 on every round, arm 0 pays ``arm0`` (one pair per value); the pair
-    changes the row of round 1 (arm 0's epoch 0, a single reward) from all 1 to all 0."""
+    """Arms 1..K-1 pay ``others`` on every round, arm 0 pays ``arm0`` (one pair per value and
+    designed round); the pair changes the row of a designed round from all 1 to all 0 (for
+    Anytime-Lazy-UCB round 1: arm 0's epoch 0, a single reward)."""
     design = LAZY_EPOCH[name]
-    T = check_positive_int(T or lazy_epoch_horizon(K), "T")
-    step = design["step"]
-    if T <= K:                   # nothing reads the release
-        return []
-    pairs, others = [], "arm 1" if K == 2 else f"arms 1..{K - 1}"
-    for arm0 in design["arm0"]:
-        X = np.ones((T, K))
+    T = check_positive_int(T or lazy_epoch_horizon(name, K), "T")
+    pairs, others = [], "arm 1 pays" if K == 2 else f"arms 1..{K - 1} pay"
+    for step, arm0 in ((s, a) for s in design["steps"] for a in design["arm0"]):
+        if T <= max(K, step):        # nothing reads the release
+            continue
+        X = np.full((T, K), design["others"])
         X[:, 0] = arm0
         X[step - 1] = 1.0
         Y = X.copy()
         Y[step - 1] = 0.0
         pairs.append(Pair(Table(X), Table(Y), step,
-                          f"designed: arm 0 pays {arm0:g}, {others} pay 1, round {step} row all "
+                          f"designed: arm 0 pays {arm0:g}, {others} {design['others']:g}, "
+                          f"round {step} row all "
                           f"1 vs all 0"))
     return pairs
 
