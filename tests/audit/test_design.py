@@ -51,8 +51,9 @@ def test_dp_se_pairs_sit_just_below_the_first_elimination_threshold():
     from dpbandits.audit.design import DP_SE_OFFSETS, designed_horizon
     from dpbandits.reference.bandit.dp_se import elimination_threshold
 
-    pairs = designed_pairs("dp-se", 2, 1.0)
+    pairs = designed_pairs("dp-se", 2, 1.0, deviations=True)
     T = designed_horizon("dp-se", 2, 1.0)
+    assert len(designed_pairs("dp-se", 2, 1.0)) == len(DP_SE_OFFSETS)   # the reference's audit
     R1 = int(epoch_length(1, 2, 1.0, 1.0 / T))
     threshold = float(elimination_threshold(1, 2, R1, 1.0, 1.0 / T))
     assert len(pairs) == len(DP_SE_OFFSETS) + 1 and T >= 2 * R1 + 2
@@ -78,7 +79,8 @@ def test_dp_se_pairs_follow_its_parameters_and_the_given_horizon():
     T_beta = designed_horizon("dp-se", 2, 1.0, params={"beta": beta})
     R1 = int(epoch_length(1, 2, 1.0, beta))
     assert T_beta == 2 * R1 + 2 and T_beta < T
-    assert {p.step for p in designed_pairs("dp-se", 2, 1.0, params={"beta": beta})} == {2 * R1}
+    assert {p.step for p in designed_pairs("dp-se", 2, 1.0, params={"beta": beta},
+                                           deviations=True)} == {2 * R1}
 
 
 @pytest.mark.exact

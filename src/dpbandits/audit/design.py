@@ -13,8 +13,9 @@ a statistic that a single reward moves most (docs/audit-design.md):
   horizon that lets the next decisions read both released nodes;
 * DP-SE (Sajed and Sheffet) releases nothing before its first epoch ends: its first data-dependent
   release is after K R_1 rounds, R_1 from :func:`dpbandits.reference.bandit.dp_se.epoch_length`;
-  its pairs balance the first elimination on its noise, and one puts the exact gap on the
-  threshold (a DP-SE that eliminates on exact means is then caught with certainty);
+  its pairs balance the first elimination on its noise; for the audit of a candidate against
+  DP-SE one more puts the exact gap on the threshold (a DP-SE that eliminates on exact means is
+  then caught with certainty);
 * the lazy-epoch algorithms (:data:`LAZY_EPOCH`; Hu, Huang and Mehta: Anytime-Lazy-UCB, Alg. 1,
   and Lazy-DP-TS, Alg. 3) release each epoch sum once with Lap(1/eps). Anytime-Lazy-UCB's pairs
   change arm 0's epoch 0, the reward of round 1, on a table where the other arms pay 1, so that
@@ -132,7 +133,8 @@ def designed_horizon(name: str, K: int = 2, epsilon: float = 1.0,
 
 
 def designed_pairs(name: str, K: int = 2, epsilon: float = 1.0, variant: str | None = None,
-                   T: int | None = None, params: dict[str, Any] | None = None) -> list[Pair]:
+                   T: int | None = None, params: dict[str, Any] | None = None,
+                   deviations: bool = False) -> list[Pair]:
     """The designed neighbouring pairs of ``name`` (empty when none are designed).
 
     Each pair is a constant table (all rewards 0, or all 1) whose row at a designed round is all
@@ -141,13 +143,17 @@ def designed_pairs(name: str, K: int = 2, epsilon: float = 1.0, variant: str | N
     ``variant`` does not change the tables; it is accepted so that callers name the audited
     configuration in one place. ``params`` are the algorithm's parameters (DP-SE reads
     ``beta``, ``rounding`` and ``order``; the others' designs do not depend on theirs).
+    ``deviations=True`` adds the pairs that catch a known deviation of an implementation from
+    the reference with certainty (DP-SE: the exact gap on the elimination threshold), for the
+    audit of a candidate against ``name`` (:mod:`dpbandits.validate.privacy`); they are weaker
+    against the faithful algorithm, so the audit of the reference leaves them out.
     """
     name = canonical(name)
     get(name)
     K = check_positive_int(K, "K", minimum=2)
     epsilon = check_epsilon(epsilon)
     if name == "dp-se":
-        return _dp_se_pairs(K, epsilon, T, dict(params or {}))
+        return _dp_se_pairs(K, epsilon, T, dict(params or {}), deviations)
     if name in LAZY_EPOCH:
         return _lazy_epoch_pairs(name, K, T)
     if name not in DESIGNED:
@@ -174,7 +180,7 @@ Laplace variables), where a change of 1/R_1 in one mean moves it most in ratio."
 
 
 def _dp_se_pairs(K: int, epsilon: float, T: int | None,
-                 params: dict[str, Any] | None = None) -> list[Pair]:
+                 params: dict[str, Any] | None = None, deviations: bool = False) -> list[Pair]:
     """DP-SE's first elimination, balanced on its noise: arm 0 pays 1 always; the last arm pays 1
     on a share of its first epoch's pulls that puts the gap between the two released means
     ``offset`` noise scales below the threshold 2 (h_1 + c_1) (Sajed and Sheffet, DP-SE l.8-l.9);
@@ -183,7 +189,7 @@ def _dp_se_pairs(K: int, epsilon: float, T: int | None,
     horizon keeps two rounds after the release: the second shows whether the last arm was
     eliminated (round K R_1 + 1 pulls arm 0 either way).
 
-    A last pair puts the exact gap on the threshold: at or below it on D0, above it on D1 (the
+    With ``deviations``, a last pair puts the exact gap on the threshold: at or below it on D0, above it on D1 (the
     share of ones is ceil(R_1 (1 - 2 (h_1 + c_1)))). A faithful DP-SE eliminates with nearly
     the same probability on both; one whose first elimination reads the exact means eliminates
     on D1 and keeps on D0, always (the planted bug of ``examples/external/dp_se.py``).
@@ -210,7 +216,7 @@ def _dp_se_pairs(K: int, epsilon: float, T: int | None,
         return []
     threshold = float(elimination_threshold(1, K, R1, epsilon, beta))
     pairs = []
-    for offset in (*DP_SE_OFFSETS, None):
+    for offset in (*DP_SE_OFFSETS, *((None,) if deviations else ())):
         if offset is None:              # on the threshold: kept on D0, eliminated on D1 (exact)
             ones = math.ceil(R1 * (1.0 - threshold))
         else:

@@ -13,8 +13,8 @@ A candidate that claims to implement ALGO is audited (:func:`audit_against`) wit
   the smallest T whose own first dependent round still falls inside it. A horizon given by the
   caller is used as it is; a design that does not fit in it contributes no pair;
 * ALGO's worst-case pairs: its designed pairs (:func:`dpbandits.audit.design.designed_pairs`:
-  the hybrid-counter UCBs, the lazy-epoch algorithms, DP-SE's first elimination, one pair of
-  which puts the exact gap on the threshold) and the known ones
+  the hybrid-counter UCBs, the lazy-epoch algorithms, DP-SE's first elimination, with
+  ``deviations=True``: one more pair puts DP-SE's exact gap on the threshold) and the known ones
   (:func:`dpbandits.audit.pairs.known_pairs`); with no design, the known ones and the generic
   candidates of :func:`dpbandits.audit.pairs.candidate_pairs` at ALGO's release rounds and its
   first dependent round.
@@ -230,7 +230,7 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     reference = RegistryMechanism(against, K, epsilon, variant, params, T=T)
     boundaries = sorted(set(reference.epoch_boundaries(T)) | ({first - 1} if first and first > 1 else set()))
     relation = reference.claimed.relation if reference.claimed else None
-    designed = designed_pairs(against, K, epsilon, variant, T, params)
+    designed = designed_pairs(against, K, epsilon, variant, T, params, deviations=True)
     known = known_pairs(against, K, T)
     if designed:
         # A worst case designed from the reference needs no search: only it and the known ones
