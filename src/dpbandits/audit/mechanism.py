@@ -13,6 +13,7 @@ split over workers. Audits draw their selection and test samples with different 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,12 @@ class Mechanism:
     def parallelism(self) -> int:
         """How many ``sample`` requests are worth running at once (1: one after another)."""
         return 1
+
+    def worker_copy(self) -> "Mechanism | None":
+        """A copy that samples on one core and can be sent to a worker process or a Dask worker,
+        so that an audit runs its pieces (a pair's selection, a share of the test sample's
+        scores) side by side; None (the default) keeps every piece in the calling process."""
+        return None
 
     def exact_model(self):
         """An object with ``choice_laws(table)`` and ``log_probability(table, actions)`` when the
@@ -146,6 +153,12 @@ class RegistryMechanism(Mechanism):
         if self.client is not None:
             return max(1, len(self.client.scheduler_info().get("workers", {})))
         return self.workers
+
+    def worker_copy(self) -> "RegistryMechanism":
+        """This mechanism on one core, with no cluster (its samples are the same)."""
+        local = copy.copy(self)
+        local.workers, local.client, local.backends_used = 1, None, set()
+        return local
 
     def _job(self, table: Table, n: int):
         table = as_table(table)

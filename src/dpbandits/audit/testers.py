@@ -89,11 +89,39 @@ def _fit_histogram(F0: np.ndarray, F1: np.ndarray) -> Callable[[np.ndarray], np.
     c0 = np.bincount(inverse[:keys0.size], minlength=values.size)
     c1 = np.bincount(inverse[keys0.size:], minlength=values.size)
     score = np.log((c1 + 0.5) / (keys1.size + 1.0)) - np.log((c0 + 0.5) / (keys0.size + 1.0))
-    table = dict(zip(values.tolist(), score.tolist()))
+    return _HistogramScore(dict(zip(values.tolist(), score.tolist())))
 
-    def apply(F: np.ndarray) -> np.ndarray:
-        return np.array([table.get(k, 0.0) for k in _row_keys(F).tolist()])
-    return apply
+
+class _HistogramScore:
+    """The plug-in log-ratio of a row's counts (0 for a row never seen in the fit)."""
+
+    def __init__(self, table: dict) -> None:
+        self.table = table
+
+    def __call__(self, F: np.ndarray) -> np.ndarray:
+        return np.array([self.table.get(k, 0.0) for k in _row_keys(F).tolist()])
+
+
+class _WholeSequenceScore:
+    """A histogram score over whole action sequences."""
+
+    def __init__(self, histogram: _HistogramScore) -> None:
+        self.histogram = histogram
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return self.histogram(_whole(outputs))
+
+
+class _LogisticScore:
+    """The linear predictor of a fitted logistic model on standardised features."""
+
+    def __init__(self, keep: np.ndarray, mean: np.ndarray, scale: np.ndarray,
+                 coef: np.ndarray) -> None:
+        self.keep, self.mean, self.scale, self.coef = keep, mean, scale, coef
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        Zx = (X[:, self.keep].astype(float) - self.mean) / self.scale
+        return self.coef[0] + Zx @ self.coef[1:]
 
 
 _RIDGE = 1.0
@@ -121,13 +149,7 @@ def _fit_logistic(F0: np.ndarray, F1: np.ndarray) -> Callable[[np.ndarray], np.n
     rows, weights = np.unique(np.column_stack([Z, y]), axis=0, return_counts=True)
     coef = _newton_logistic(np.column_stack([np.ones(len(rows)), rows[:, :-1]]), rows[:, -1],
                             weights.astype(float))
-    if coef is None:
-        return None
-
-    def apply(X: np.ndarray) -> np.ndarray:
-        Zx = (X[:, keep].astype(float) - mean) / scale
-        return coef[0] + Zx @ coef[1:]
-    return apply
+    return None if coef is None else _LogisticScore(keep, mean, scale, coef)
 
 
 def _newton_logistic(A: np.ndarray, y: np.ndarray, w: np.ndarray, steps: int = 25):
@@ -232,29 +254,13 @@ def _reads_outputs(score_name: str) -> bool:
     return score_name.startswith("exact") or score_name == _WHOLE
 
 
-def _selection_samples(mechanism: Mechanism, pairs: list[Pair], n_selection: int,
-                       seeds: list[int]):
-    """Yield (index, pair, outputs on D0, outputs on D1) for every pair, n_selection runs a side,
-    pair j's sides seeded by seeds[2j] and seeds[2j + 1]. Pairs are sampled in groups of the
-    mechanism's parallelism (at most one group's outputs held at once); the grouping changes no
-    output, since each request carries its own seed."""
-    group = max(1, mechanism.parallelism())
-    for first in range(0, len(pairs), group):
-        chunk = range(first, min(first + group, len(pairs)))
-        requests = [(table, n_selection, seeds[2 * j + side]) for j in chunk
-                    for side, table in enumerate((pairs[j].D0, pairs[j].D1))]
-        outputs = mechanism.sample_many(requests)
-        for k, j in enumerate(chunk):
-            yield j, pairs[j], outputs[2 * k], outputs[2 * k + 1]
-
-
 def _fitted_scores(exact, pair: Pair, out0: np.ndarray, out1: np.ndarray, F0: np.ndarray,
                    F1: np.ndarray, half: int) -> list[tuple[str, Callable]]:
     """The scores fitted on the first half of one pair's selection sample: the exact
     log-likelihood ratio where the mechanism has one; otherwise the histogram (discrete outputs),
     the logistic model, and the histogram of whole action sequences (discrete outputs)."""
     if exact is not None:
-        return [("exact log-likelihood-ratio", _exact_score(exact, pair))]
+        return [("exact log-likelihood-ratio", _ExactScore(exact, pair))]
     scorers: list[tuple[str, Callable]] = []
     discrete = out0.dtype.kind != "f"
     for name, fit in (("histogram", _fit_histogram), ("logistic", _fit_logistic)):
@@ -266,48 +272,119 @@ def _fitted_scores(exact, pair: Pair, out0: np.ndarray, out1: np.ndarray, F0: np
     if discrete:                    # events over whole action sequences, round 1 on
         score = _fit_histogram(_whole(out0[:half]), _whole(out1[:half]))
         if score is not None:
-            scorers.append((_WHOLE, lambda outputs, score=score: score(_whole(outputs))))
+            scorers.append((_WHOLE, _WholeSequenceScore(score)))
     return scorers
 
 
-_NO_EVENT = _Event("none (no score could be fitted)", lambda s: np.zeros(len(s)), 0.0, True, 0,
-                   0.0)
+class _Never:
+    """The score of the event that never occurs."""
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return np.zeros(len(outputs))
+
+
+_NO_EVENT = _Event("none (no score could be fitted)", _Never(), 0.0, True, 0, 0.0)
 """The event chosen when no score could be fitted on any pair: it never occurs, so the test
 counts 0 on both tables and the audit reports that it could not test."""
 
 
+def _pair_event(mechanism: Mechanism, exact, index: int, pair: Pair, n_selection: int,
+                seeds: tuple[int, int], alpha: float, claimed_delta: float):
+    """One pair's part of step 1: its selection sample (n_selection runs a side), the scores
+    fitted on the first half, and on the second half the score and threshold whose event gives
+    the largest bound (the first fitted one on ties). Returns (event or None when no score could
+    be fitted, the backends that ran). Depends only on its arguments, so it may run anywhere."""
+    half = n_selection // 2
+    out0 = mechanism.sample(pair.D0, n_selection, seeds[0])
+    out1 = mechanism.sample(pair.D1, n_selection, seeds[1])
+    F0 = action_features(out0, pair.step, mechanism.K)
+    F1 = action_features(out1, pair.step, mechanism.K)
+    best = None
+    for name, score in _fitted_scores(exact, pair, out0, out1, F0, F1, half):
+        raw = _reads_outputs(name)
+        source0 = out0[half:] if raw else F0[half:]
+        source1 = out1[half:] if raw else F1[half:]
+        bound, threshold, upper = _best_threshold(score(source0), score(source1), alpha,
+                                                  claimed_delta)
+        if best is None or bound > best.selection_bound:
+            best = _Event(name, score, threshold, upper, index, bound)
+    return best, set(getattr(mechanism, "backends_used", ()))
+
+
+class _Workers:
+    """Where an audit's pieces run: here, on local worker processes or on a Dask cluster.
+
+    Only a mechanism that offers a one-core copy of itself (:meth:`Mechanism.worker_copy`) is
+    spread; the others run here and take their parallelism inside ``sample``. ``map`` returns
+    the results in the order of its jobs, wherever they ran.
+    """
+
+    def __init__(self, mechanism: Mechanism) -> None:
+        self.copy = mechanism.worker_copy() if mechanism.parallelism() > 1 else None
+        self.client = getattr(mechanism, "client", None) if self.copy is not None else None
+        self.count = mechanism.parallelism() if self.copy is not None else 1
+        self._pool = None
+
+    def __enter__(self) -> "_Workers":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+    def map(self, function: Callable, jobs: list[tuple]) -> list:
+        if self.copy is None or len(jobs) < 2:
+            return [function(*job) for job in jobs]
+        if self.client is not None:
+            futures = [self.client.submit(function, *job, pure=False, retries=2) for job in jobs]
+            return self.client.gather(futures)
+        if self._pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(max_workers=self.count)
+        return [future.result() for future in [self._pool.submit(function, *job) for job in jobs]]
+
+
 def _select_event(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int,
                   seeds: list[int], alpha: float, claimed_delta: float,
-                  progress: Callable[[str], None] | None) -> _Event:
+                  progress: Callable[[str], None] | None, workers: _Workers) -> _Event:
     """Step 1: on each pair's selection sample, fit the scores on the first half and choose, on
-    the second half, the pair, score and threshold whose event gives the largest bound."""
-    half = n_selection // 2
+    the second half, the pair, score and threshold whose event gives the largest bound (the
+    earliest pair on ties). The pairs run side by side on ``workers`` (the same events)."""
+    runner = workers.copy or mechanism
     best = _NO_EVENT
-    for i, pair, out0, out1 in _selection_samples(mechanism, pairs, n_selection, seeds):
+    for first in range(0, len(pairs), workers.count):
+        chunk = range(first, min(first + workers.count, len(pairs)))
         if progress:
-            progress(f"selection: pair {i + 1}/{len(pairs)} ({pair.description})")
-        F0 = action_features(out0, pair.step, mechanism.K)
-        F1 = action_features(out1, pair.step, mechanism.K)
-        for name, score in _fitted_scores(exact, pair, out0, out1, F0, F1, half):
-            raw = _reads_outputs(name)
-            source0 = out0[half:] if raw else F0[half:]
-            source1 = out1[half:] if raw else F1[half:]
-            bound, threshold, upper = _best_threshold(score(source0), score(source1), alpha,
-                                                      claimed_delta)
-            if best is _NO_EVENT or bound > best.selection_bound:
-                best = _Event(name, score, threshold, upper, i, bound)
+            progress(f"selection: pair {chunk[-1] + 1}/{len(pairs)} ({pairs[chunk[-1]].description})")
+        jobs = [(runner, exact, i, pairs[i], n_selection, (seeds[2 * i], seeds[2 * i + 1]), alpha,
+                 claimed_delta) for i in chunk]
+        for event, used in workers.map(_pair_event, jobs):
+            getattr(mechanism, "backends_used", set()).update(used)
+            if event is not None and (best is _NO_EVENT
+                                      or event.selection_bound > best.selection_bound):
+                best = event
     return best
 
 
-def _test_scores(mechanism: Mechanism, event: _Event, pair: Pair, n_test: int,
-                 seeds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Step 2: the chosen event's scores on a fresh test sample of n_test runs a side."""
-    out0 = mechanism.sample(pair.D0, n_test, seeds[0])
-    out1 = mechanism.sample(pair.D1, n_test, seeds[1])
+def _score_chunk(event: _Event, outputs: np.ndarray, step: int, K: int) -> np.ndarray:
+    """The event's score on some outputs (the features computed here where it reads them)."""
     if _reads_outputs(event.score_name):
-        return event.score(out0), event.score(out1)
-    return (event.score(action_features(out0, pair.step, mechanism.K)),
-            event.score(action_features(out1, pair.step, mechanism.K)))
+        return event.score(outputs)
+    return event.score(action_features(outputs, step, K))
+
+
+def _test_scores(mechanism: Mechanism, event: _Event, pair: Pair, n_test: int,
+                 seeds: tuple[int, int], workers: _Workers) -> tuple[np.ndarray, np.ndarray]:
+    """Step 2: the chosen event's scores on a fresh test sample of n_test runs a side, scored in
+    pieces on ``workers`` (each run's score depends on that run only)."""
+    scores = []
+    for table, side_seed in ((pair.D0, seeds[0]), (pair.D1, seeds[1])):
+        outputs = mechanism.sample(table, n_test, side_seed)
+        pieces = np.array_split(outputs, workers.count) if workers.count > 1 else [outputs]
+        jobs = [(event, piece, pair.step, mechanism.K) for piece in pieces]
+        scores.append(np.concatenate(workers.map(_score_chunk, jobs)))
+    return scores[0], scores[1]
 
 
 def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 20_000,
@@ -326,12 +403,13 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
     claimed_eps, claimed_delta, relation = _claim(mechanism)
     seeds = _seeds(seed, 2 * len(pairs) + 2)
     exact = mechanism.exact_model()
-    best = _select_event(mechanism, exact, pairs, n_selection, seeds, alpha, claimed_delta,
-                         progress)
-    pair = pairs[best.pair_index]
-    if progress:
-        progress(f"test: {best.describe()} on {pair.description}")
-    s0, s1 = _test_scores(mechanism, best, pair, n_test, (seeds[-2], seeds[-1]))
+    with _Workers(mechanism) as workers:
+        best = _select_event(mechanism, exact, pairs, n_selection, seeds, alpha, claimed_delta,
+                             progress, workers)
+        pair = pairs[best.pair_index]
+        if progress:
+            progress(f"test: {best.describe()} on {pair.description}")
+        s0, s1 = _test_scores(mechanism, best, pair, n_test, (seeds[-2], seeds[-1]), workers)
     k0, k1 = int(best.member(s0).sum()), int(best.member(s1).sum())
     kb, nb, ks, ns = _orient(k0, k1, n_test, n_test, best.upper)
     bound = epsilon_lower_bound(kb, nb, ks, ns, alpha, 1, claimed_delta)
@@ -354,13 +432,17 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
 
 # --- exact likelihoods --------------------------------------------------------------------------
 
-def _exact_score(model, pair: Pair) -> Callable[[np.ndarray], np.ndarray]:
+class _ExactScore:
     """L(o) = log P1(o) - log P0(o) for trajectories o (large: more likely on D1)."""
-    def score(outputs: np.ndarray) -> np.ndarray:
+
+    def __init__(self, model, pair: Pair) -> None:
+        self.model, self.pair = model, pair
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore"):
-            values = model.log_probability(pair.D1.X, outputs) - model.log_probability(pair.D0.X, outputs)
+            values = (self.model.log_probability(self.pair.D1.X, outputs)
+                      - self.model.log_probability(self.pair.D0.X, outputs))
         return np.nan_to_num(values, nan=0.0)
-    return score
 
 
 def pair_privacy_loss(model, pair: Pair) -> float:
@@ -393,7 +475,7 @@ def exact_audit(mechanism: Mechanism, pairs: list[Pair], *, n: int = 20_000, alp
     i = int(np.argmax(losses))
     pair = pairs[i]
     s0_seed, s1_seed = _seeds(seed, 2)
-    score = _exact_score(model, pair)
+    score = _ExactScore(model, pair)
     L1 = score(mechanism.sample(pair.D1, n, s1_seed))     # log P1/P0 on D1's outputs
     L0 = -score(mechanism.sample(pair.D0, n, s0_seed))    # log P0/P1 on D0's outputs
     certificate = float(max(L0.max(), L1.max()))

@@ -3,21 +3,23 @@
 A candidate that claims to implement ALGO is audited (:func:`audit_against`) with
 
 * ALGO's claim at the audited epsilon and horizon (:class:`~dpbandits.audit.mechanism.RegistryMechanism`);
-* a horizon that reaches ALGO's first data-dependent releases. One rule: where ALGO has
-  designed pairs (:data:`dpbandits.audit.design.DESIGNED_ARMS`) the horizon is the design's,
-  :func:`dpbandits.audit.design.designed_horizon` (the same as ``dpbandits audit ALGO``: for
-  DP-SE the smallest T >= K R_1(beta = 1/T) + 2, two rounds after its first elimination);
-  otherwise it is found by coupling (:func:`audit_horizon`): the reference is run with one seed
-  on two different reward tables, and the first round where any run's action differs is a round
-  whose action depends on the rewards; the horizon is searched by doubling and then shrunk to
-  the smallest T whose own first dependent round still falls inside it. A horizon given by the
-  caller is used as it is; a design that does not fit in it contributes no pair;
+* a horizon that reaches ALGO's first data-dependent releases: the longer of the horizon found
+  by coupling (:func:`audit_horizon`: the reference is run with one seed on two different reward
+  tables, and the first round where any run's action differs is a round whose action depends on
+  the rewards; the horizon is searched by doubling and then shrunk to the smallest T whose own
+  first dependent round still falls inside it) and, where ALGO has designed pairs
+  (:data:`dpbandits.audit.design.DESIGNED_ARMS`), the design's
+  (:func:`dpbandits.audit.design.designed_horizon`, the horizon of ``dpbandits audit ALGO``: for
+  DP-SE the smallest T >= K R_1(beta = 1/T) + 2, two rounds after its first elimination). A
+  horizon given by the caller is used as it is; a design that does not fit in it contributes no
+  pair;
 * ALGO's worst-case pairs: its designed pairs (:func:`dpbandits.audit.design.designed_pairs`:
   the hybrid-counter UCBs, the lazy-epoch algorithms, DP-SE's first elimination, with
-  ``deviations=True``: one more pair puts DP-SE's exact gap on the threshold) and the known ones
-  (:func:`dpbandits.audit.pairs.known_pairs`); with no design, the known ones and the generic
-  candidates of :func:`dpbandits.audit.pairs.candidate_pairs` at ALGO's release rounds and its
-  first dependent round.
+  ``deviations=True``: one more pair puts DP-SE's exact gap on the threshold), the known ones
+  (:func:`dpbandits.audit.pairs.known_pairs`) and, up to :data:`GENERIC_HORIZON` rounds, the
+  generic candidates of :func:`dpbandits.audit.pairs.candidate_pairs` at ALGO's release rounds
+  and its first dependent round: the designed pairs aim at the faithful algorithm's worst case,
+  the generic ones at a candidate's own bugs.
 
 :func:`could_not_test` says when an audit's test sample held no evidence either way (the event
 never occurred, or always occurred, on both sides; the bound is not a number): the answer is
@@ -36,7 +38,8 @@ import numpy as np
 from ..errors import check_positive_int
 
 __all__ = ["audit_against", "audit_observed", "Claiming", "first_dependent_round",
-           "audit_horizon", "could_not_test", "blind_spots", "WINDOW", "AGAINST_SAMPLES"]
+           "audit_horizon", "could_not_test", "blind_spots", "WINDOW", "AGAINST_SAMPLES",
+           "GENERIC_HORIZON"]
 
 WINDOW = 12
 """Rounds after the first dependent round that the audited horizon keeps (the features of the
@@ -47,6 +50,13 @@ PROBE_RUNS = 64
 
 MAX_PROBE_HORIZON = 1 << 16
 """Longest horizon searched for a first dependent round."""
+
+GENERIC_HORIZON = 512
+"""Longest horizon at which an audit against ALGO adds the generic candidates to ALGO's designed
+pairs. The designed pairs aim at the faithful algorithm's worst case; a candidate's own bug can
+sit elsewhere (a noise draw reused across epochs), which the generic candidates look for. Beyond
+this horizon (DP-SE's first elimination: 2740 rounds at K = 2, eps = 1) sixteen generic pairs of
+runs cost a per-round candidate too much, and the designed and known pairs are screened alone."""
 
 AGAINST_SAMPLES = 2_000
 """Test runs per side of an audit against ALGO when the caller gives none (the selection sample
@@ -192,11 +202,12 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
                   progress: Callable[[str], None] | None = None):
     """Audit ``candidate`` (a mechanism with K arms) against ALGO's claim at ``epsilon``.
 
-    ``T`` is the audited horizon (default: ALGO's designed horizon where it has a design,
-    otherwise :func:`audit_horizon`). The event tester's
-    Clopper-Pearson bound holds at confidence ``1 - alpha`` (one event tested on a fresh sample,
-    chosen with the pair on a selection sample of ``max(2000, samples // 5)`` runs per side and
-    pair, or ``max(200, samples // 5)`` when the pairs are designed from the reference). The result's ``notes`` say how the horizon and the pairs were chosen.
+    ``T`` is the audited horizon (default: the longer of :func:`audit_horizon` and ALGO's
+    designed horizon, where it has a design). The event tester's Clopper-Pearson bound holds at
+    confidence ``1 - alpha`` (one event tested on a fresh sample, chosen with the pair on a
+    selection sample of ``max(2000, samples // 5)`` runs per side and pair, or
+    ``max(200, samples // 5)`` when only designed and known pairs are screened). The result's
+    ``notes`` say how the horizon and the pairs were chosen.
     """
     from ..audit.design import DESIGNED_ARMS, designed_horizon, designed_pairs
     from ..audit.mechanism import RegistryMechanism
@@ -207,44 +218,37 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     K = candidate.K
     params = dict(params or {})
     notes = []
-    design_T = (designed_horizon(against, K, epsilon, params) if T is None
-                and against in DESIGNED_ARMS else None)
-    if design_T is not None:
-        T = design_T
-        first = first_dependent_round(against, K, T, epsilon, variant, params, seed)
-        notes.append(f"horizon T = {T}: the designed horizon of {against} (its first "
-                     f"data-dependent releases); first data-dependent action "
-                     + (f"in round {first}" if first else "not seen on the probe tables"))
-    elif T is None:
-        T, first = audit_horizon(against, K, epsilon, variant, params, seed=seed)
-        notes.append(f"horizon T = {T}: " + (
-            f"{against}'s first data-dependent action is in round {first} (the reference on two "
-            f"tables with one seed)" if first else f"no data-dependent action of {against} found "
-            f"up to T = {MAX_PROBE_HORIZON}"))
-    else:
+    design_T = designed_horizon(against, K, epsilon, params) if against in DESIGNED_ARMS else None
+    if T is not None:
         T = check_positive_int(T, "T")
         first = first_dependent_round(against, K, T, epsilon, variant, params, seed)
         notes.append(f"horizon T = {T} (given); {against}'s first data-dependent action "
                      + (f"is in round {first}" if first else "is beyond it: the audit sees only "
                         "outputs that do not depend on the rewards"))
+    else:
+        T, first = audit_horizon(against, K, epsilon, variant, params, seed=seed)
+        coupled = (f"{against}'s first data-dependent action is in round {first} (the reference "
+                   f"on two tables with one seed)" if first else f"no data-dependent action of "
+                   f"{against} found up to T = {MAX_PROBE_HORIZON}")
+        if design_T is not None and design_T > T:
+            T = design_T
+            first = first_dependent_round(against, K, T, epsilon, variant, params, seed)
+            coupled += f"; the designed horizon of {against}, longer, is kept"
+        notes.append(f"horizon T = {T}: {coupled}")
     reference = RegistryMechanism(against, K, epsilon, variant, params, T=T)
     boundaries = sorted(set(reference.epoch_boundaries(T)) | ({first - 1} if first and first > 1 else set()))
     relation = reference.claimed.relation if reference.claimed else None
     designed = designed_pairs(against, K, epsilon, variant, T, params, deviations=True)
     known = known_pairs(against, K, T)
-    if designed:
-        # A worst case designed from the reference needs no search: only it and the known ones
-        # are screened, on a small selection sample (long horizons cost a candidate per round).
-        pairs, n_selection = designed + known, max(200, samples // 5)
-        notes.append(f"pairs: {len(designed)} designed from the reference and {len(known)} "
-                     f"known worst cases (docs/errata.md); selection {n_selection} runs per side")
-    else:
-        pairs = known + candidate_pairs(K, T, boundaries=boundaries,
-                                        **({"relation": relation} if relation else {}))
-        n_selection = max(2000, samples // 5)
-        notes.append(f"pairs: {len(known)} known worst cases (docs/errata.md) and generic "
-                     f"candidates at rounds {boundaries[:6]}{'...' if len(boundaries) > 6 else ''} "
-                     f"and 1, 2, 3, T/2, T")
+    generic = [] if designed and T > GENERIC_HORIZON else candidate_pairs(
+        K, T, boundaries=boundaries, **({"relation": relation} if relation else {}))
+    pairs = designed + known + generic
+    n_selection = max(2000 if generic else 200, samples // 5)
+    notes.append(f"pairs: {len(designed)} designed from the reference, {len(known)} known worst "
+                 f"cases (docs/errata.md) and {len(generic)} generic candidates"
+                 + (f" at rounds {boundaries[:6]}{'...' if len(boundaries) > 6 else ''} and 1, 2, "
+                    f"3, T/2, T" if generic else f" (none: T > {GENERIC_HORIZON})")
+                 + f"; selection {n_selection} runs per side and pair")
     if progress:
         progress(f"privacy: {candidate.label} against {against}'s claim at T = {T}, "
                  f"{len(pairs)} candidate pairs, {samples} test runs per side")
