@@ -24,10 +24,12 @@ a statistic that a single reward moves most (docs/audit-design.md):
   AdaP-KLUCB (Azize and Basu, Alg. 1) likewise, on its first episodes whose clipped mean
   is below 1.
 
-Horizons, one rule for every caller: an algorithm with a design is audited at
-:func:`designed_horizon` (``dpbandits audit ALGO`` and ``dpbandits audit --against ALGO`` alike,
-:mod:`dpbandits.validate.privacy`; for DP-SE the smallest T >= K R_1(beta = 1/T) + 2); a horizon
-given by the caller is used as it is, and a design that does not fit in it gives no pair.
+Horizons: ``dpbandits audit ALGO`` audits an algorithm with a design at
+:func:`designed_horizon` (for DP-SE the smallest T >= K R_1(beta = 1/T) + 2); ``dpbandits audit
+--against ALGO`` (:mod:`dpbandits.validate.privacy`) at the longer of it and the horizon found by
+coupling, with the generic candidates beside the designed pairs (a candidate's own bug can sit
+outside the design). A horizon given by the caller is used as it is, and a design that does not
+fit in it gives no pair.
 
 :func:`action_level_loss` measures what the actions reveal on a pair: the privacy loss of every
 whole action sequence, estimated from runs on both tables, with a Clopper-Pearson upper bound, and
