@@ -20,9 +20,9 @@ from ..errors import DPBanditsError
 from ..files import atomic_write
 from ..reference import get
 from ..reference.registry import ALGORITHMS
-from .options import (add_backend, FOUND, NOT_TESTED, OK, add_json, add_out, add_progress, add_scheduler,
+from .options import (add_backend, add_candidate_options, FOUND, NOT_TESTED, OK, add_json, add_out, add_progress, add_scheduler,
                       add_seed, add_workers, auto_integer, check_out, cluster, epsilon,
-                      parse_params, probability, progress_bar, say_for, seconds)
+                      parse_params, probability, progress_bar, say_for)
 
 HELP = "estimate a lower bound on epsilon and test the claim"
 
@@ -54,14 +54,8 @@ NOT_FOR = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("algorithm", nargs="?", metavar="ALGO", help="registered algorithm name")
     parser.add_argument("--all", action="store_true", help="audit every algorithm and variant")
-    parser.add_argument("--command", dest="external", metavar="'PROGRAM ARGS'",
-                        help="audit an external program speaking the line protocol")
-    parser.add_argument("--python", metavar="MODULE:OBJECT",
-                        help="audit a Python class or factory (MODULE:OBJECT or FILE.py:OBJECT) "
-                             "built per run as OBJECT(problem, rng), OBJECT(K, T, epsilon, rng) "
-                             "or OBJECT(rng)")
-    parser.add_argument("--callable", action="store_true",
-                        help="--python names a function OBJECT(table, rng) -> actions")
+    add_candidate_options(parser, required=False, feedback_default="bandit",
+                          feedback_help="what the external program observes (default bandit)")
     parser.add_argument("--against", default=None, metavar="ALGO",
                         help="the registered algorithm the candidate implements: audit it with "
                              "ALGO's claim at --epsilon, its worst-case pairs and a horizon that "
@@ -92,13 +86,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a parameter of the algorithm (repeatable; see `dpbandits list`)")
     parser.add_argument("--white-box", action="store_true",
                         help="audit the noisy statistics the algorithm releases, not its actions")
-    parser.add_argument("--protocol", choices=("table", "interactive"), default="table",
-                        help="line protocol of the external program (default table)")
-    parser.add_argument("--feedback", choices=("bandit", "full"), default="bandit",
-                        help="what the external program observes (default bandit)")
-    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
-                        help="seconds an external program may take for each expected line "
-                             "(default %(default)s)")
     add_workers(parser, "worker processes (simulations, or external program instances)")
     add_backend(parser, "simulation backend of a registered algorithm's runs")
     add_scheduler(parser, "simulate on a Dask cluster (needs dpbandits[distributed]); same result")

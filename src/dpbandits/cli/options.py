@@ -198,6 +198,32 @@ def cluster(address: str | None) -> Iterator[Any]:
             client.close()
 
 
+def add_candidate_options(parser: argparse.ArgumentParser, *, required: bool,
+                          feedback_default: str | None, feedback_help: str) -> None:
+    """The options that name a third-party candidate and how to talk to it: ``--command`` or
+    ``--python`` (one of them when ``required``), ``--callable``, ``--protocol``, ``--feedback``
+    and ``--timeout`` (docs/audit-protocol.md)."""
+    from ..audit.external import DEFAULT_TIMEOUT
+
+    which = parser.add_mutually_exclusive_group(required=required)
+    which.add_argument("--command", dest="external", metavar="'PROGRAM ARGS'",
+                       help="an external program speaking the line protocol (docs/audit-protocol.md)")
+    which.add_argument("--python", metavar="MODULE:OBJECT",
+                       help="a Python class or factory (MODULE:OBJECT or FILE.py:OBJECT) built "
+                            "per run as OBJECT(problem, rng), OBJECT(K, T, epsilon, rng) or "
+                            "OBJECT(rng), returning a single-run act/observe policy (with "
+                            "--callable: a function OBJECT(table, rng) -> actions)")
+    parser.add_argument("--callable", action="store_true",
+                        help="--python names a function of the whole table")
+    parser.add_argument("--protocol", choices=("table", "interactive"), default="table",
+                        help="line protocol of the external program (default table)")
+    parser.add_argument("--feedback", choices=("bandit", "full"), default=feedback_default,
+                        help=feedback_help)
+    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
+                        help="seconds the external program may take for each expected line "
+                             "(default %(default)s)")
+
+
 def add_seed(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed, default=0,
                         help="seed, an integer in [0, 2^128) (default %(default)s)")

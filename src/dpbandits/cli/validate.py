@@ -13,8 +13,8 @@ from .. import limits
 from ..audit.external import DEFAULT_TIMEOUT
 from ..errors import DPBanditsError
 from ..validate.defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
-from .options import (add_backend, add_json, add_out, add_progress, add_seed, add_workers, auto_integer,
-                      check_out, epsilon, integer, parse_params, probability, say_for, seconds,
+from .options import (add_backend, add_candidate_options, add_json, add_out, add_progress, add_seed, add_workers, auto_integer,
+                      check_out, epsilon, integer, parse_params, probability, say_for,
                       unit_number)
 
 HELP = "validate a third-party implementation against a reference algorithm"
@@ -22,16 +22,8 @@ HELP = "validate a third-party implementation against a reference algorithm"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``dpbandits validate``."""
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--command", dest="external", metavar="'PROGRAM ARGS'",
-                       help="an external program speaking the line protocol (docs/audit-protocol.md)")
-    which.add_argument("--python", metavar="MODULE:OBJECT",
-                       help="a Python class or factory (MODULE:OBJECT or FILE.py:OBJECT) built "
-                            "per run as OBJECT(problem, rng), OBJECT(K, T, epsilon, rng) or "
-                            "OBJECT(rng), returning a single-run act/observe policy (with "
-                            "--callable: a function OBJECT(table, rng) -> actions)")
-    parser.add_argument("--callable", action="store_true",
-                        help="--python names a function of the whole table")
+    add_candidate_options(parser, required=True, feedback_default=None,
+                          feedback_help="what the candidate observes (default: what ALGO observes)")
     parser.add_argument("--against", required=True, metavar="ALGO", help="the registered algorithm")
     parser.add_argument("--variant", default=None, help="the reference's variant (default: ALGO's default)")
     parser.add_argument("--epsilon", type=epsilon, default=None,
@@ -54,13 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "horizon that reaches ALGO's first data-dependent output)")
     parser.add_argument("--param", action="append", default=[], metavar="[ALGO:]NAME=VALUE",
                         help="a parameter of the reference algorithm (repeatable; see `dpbandits list`)")
-    parser.add_argument("--protocol", choices=("table", "interactive"), default="table",
-                        help="line protocol of the external program (default table)")
-    parser.add_argument("--feedback", choices=("bandit", "full"), default=None,
-                        help="what the candidate observes (default: what ALGO observes)")
-    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
-                        help="seconds the external program may take for each expected line "
-                             "(default %(default)s)")
     add_workers(parser, "parallel copies of the candidate")
     add_backend(parser, "simulation backend of the reference side")
     add_out(parser, help="folder for the JSON and the PNG")
