@@ -210,6 +210,7 @@ class EpochRNM:
         self.noise = _check_noise(noise)
         self.scale = _check_scale(scale)
         self.resample = bool(resample)
+        self._log_laws: dict[bytes, np.ndarray] = {}   # table -> log choice_laws, computed once
 
     def law_given_sums(self, sums: np.ndarray) -> np.ndarray:
         """P[J = j] for RNM on the utility vector ``sums`` (no resampling)."""
@@ -257,8 +258,11 @@ class EpochRNM:
         T = table.shape[0]
         if acts.shape[1] != T:
             raise DPBanditsError(f"actions must have T = {T} columns, got shape {acts.shape}")
-        with np.errstate(divide="ignore"):      # an impossible action has log-probability -inf
-            log_laws = np.log(self.choice_laws(table))
+        key = table.tobytes() + str(table.shape).encode()
+        if key not in self._log_laws:           # an audit scores many samples on one table
+            with np.errstate(divide="ignore"):  # an impossible action has log-probability -inf
+                self._log_laws[key] = np.log(self.choice_laws(table))
+        log_laws = self._log_laws[key]
         total = np.zeros(acts.shape[0])
         for e in range(epochs_played(T)):
             first, last = epoch_rounds(e)
