@@ -136,3 +136,18 @@ def test_the_report_summary_names_the_errata_page():
                                "controls": {}, "false_but_not_detected": ["a[paper]"]})
     text = "\n".join(summary([audit]))
     assert "docs/errata.md" in text and "spec" not in text
+
+
+@pytest.mark.smoke
+def test_a_closed_output_pipe_ends_quietly_with_the_sigpipe_status():
+    """``dpbandits list | head -1``: the reader closes the pipe before the command writes; the
+    command stops with status 141 (128 + SIGPIPE) and no traceback."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "dpbandits.cli", "list"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.close()                 # before the interpreter has even started
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 141
+    assert b"Traceback" not in stderr

@@ -84,6 +84,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dpbandits: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader of standard output went away (``dpbandits list | head -1``): stop quietly,
+        # with the status of a program ended by SIGPIPE, and keep Python from failing again
+        # when it flushes standard output at exit.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover
