@@ -63,6 +63,11 @@ def run(args: argparse.Namespace) -> int:
 
     against = canonical(args.against)
     cls = get(against)
+    if cls.feedback == "semi":
+        raise DPBanditsError(f"{against} is a matroid semi-bandit, and the command line has no "
+                             f"protocol for a candidate that plays bases: validate it from Python "
+                             f"(dpbandits.validate.validate with a mechanism whose sample(table, "
+                             f"n, seed) returns the bases)")
     if args.means is not None:
         K = check_means(args.means, "--means").size
     else:

@@ -57,6 +57,12 @@ PATH_ONLY = "conforms in outcome, differs in path"
 """The behaviour verdict when only path comparisons (the fixed table) are rejected."""
 CURVE_POINTS = 40
 """Checkpoints of the regret curves that are plotted and held against the bounds."""
+DEFAULT_MATROID_SETTING = "chandak-synthetic"
+"""The environment of a semi-bandit ALGO when neither a setting nor means are given: Chandak, Hu
+& Hegde (2023), Sec. 5.1, Table 2 (a linear matroid of rank 3 over L = 7 base arms)."""
+ACTIONS = ("action", "super arm")
+"""The quantities that compare the distribution of the action played in one round: an arm
+(bandit and full information) or a super arm, the set of base arms of a basis (semi-bandit)."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,8 @@ class Comparison:
     sample: str
     """``fixed`` (one shared table) or ``fresh`` (a new table per run)."""
     quantity: str
-    """``pulls of arm a``, ``action`` or ``regret``."""
+    """``pulls of arm a``, ``action`` or ``regret``; for a semi-bandit ALGO ``pulls of base
+    arm e`` (rounds whose super arm included e) and ``super arm``."""
     t: int
     """The round: pull counts and regret summed over rounds 1..t, or the action of round t."""
     test: str
@@ -81,7 +88,8 @@ class Comparison:
     detectable_shift: float
     """The same as a shift of the mean in pulls or regret (NaN for actions)."""
     candidate: float
-    """Candidate's mean (pulls, regret) or most frequent arm (action)."""
+    """Candidate's mean (pulls, regret), most frequent arm (action) or most frequent super arm
+    as the bit mask sum of 2^e over its base arms e (NaN beyond 52 base arms)."""
     reference: float
     rejected: bool
     horizon: int = 0
@@ -96,14 +104,14 @@ class Comparison:
         first pulls change) and for the checkpoint 2K just after the first pulls of every arm
         (how the initial exploration went, where ties between arms pulled once are frequent)."""
         early = self.t < self.horizon // 8 if self.horizon else False
-        return ("outcome" if self.sample == "fresh" and self.quantity != "action" and not early
+        return ("outcome" if self.sample == "fresh" and self.quantity not in ACTIONS and not early
                 else "path")
 
     @property
     def summary_statistic(self) -> str:
         """What ``candidate`` and ``reference`` hold: ``mean`` over runs, or the ``mode`` (most
         frequent arm) of an action's distribution."""
-        return "mode" if self.quantity == "action" else "mean"
+        return "mode" if self.quantity in ACTIONS else "mean"
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
@@ -112,10 +120,13 @@ class Comparison:
         return out
 
     def describe(self) -> str:
-        if self.quantity == "action":
-            what = (f"{self.kind}: distribution of the arm played in round {self.t}, "
+        if self.quantity in ACTIONS:
+            played = "arm" if self.quantity == "action" else "super arm"
+            what = (f"{self.kind}: distribution of the {played} played in round {self.t}, "
                     f"{self.sample} {'table' if self.sample == 'fixed' else 'tables'}")
-            values = (f"modal arm: candidate {self.candidate:.0f}, reference {self.reference:.0f}; "
+            show = (lambda v: f"{v:.0f}") if self.quantity == "action" else _base_arms
+            values = (f"modal {played}: candidate {show(self.candidate)}, reference "
+                      f"{show(self.reference)}; "
                       f"Cramér's V {self.effect:.3f}, detectable {self.detectable:.3f}")
         else:
             what = (f"{self.kind}: {self.quantity} at t = {self.t}, {self.sample} "
@@ -123,6 +134,14 @@ class Comparison:
             values = (f"mean: candidate {self.candidate:.4g}, reference {self.reference:.4g}; "
                       f"rank-biserial {self.effect:+.3f}, detectable {self.detectable:.3f}")
         return f"{what} ({self.test}, p = {self.p_value:.2g}, Holm {self.p_holm:.2g}; {values})"
+
+
+def _base_arms(mask: float) -> str:
+    """The super arm of a bit mask (sum of 2^e over its base arms e), as the set of its arms."""
+    if not math.isfinite(mask):
+        return "(not shown)"
+    bits = int(mask)
+    return "{" + ", ".join(str(e) for e in range(bits.bit_length()) if bits >> e & 1) + "}"
 
 
 @dataclass
@@ -151,6 +170,11 @@ class Validation:
     """On the fresh sample: ``regret`` (name -> per-run pseudo-regret, shape (R, C), at
     ``regret_checkpoints``) and ``pulls`` (name -> mean pulls per arm, shape (C', K), at
     ``pull_checkpoints``), for ``candidate`` and ``reference``."""
+    matroid: str = ""
+    """Semi-bandit ALGO: the matroid whose bases are the super arms (empty otherwise)."""
+    super_arm_size: int = 0
+    """Semi-bandit ALGO: the size k of every basis, the matroid's rank (0 otherwise); ``K`` is
+    then the number L of base arms."""
 
     @property
     def behaviour(self) -> str:
@@ -258,12 +282,18 @@ class Validation:
         m = len(self.comparisons)
         lines = [f"{self.candidate} against {self.algorithm}{variant}{eps}",
                  f"  means = {[round(x, 4) for x in self.means]}, T = {self.T}, {self.runs} runs per "
-                 f"sample (fixed table and fresh tables), seed = {self.seed}",
-                 "",
+                 f"sample (fixed table and fresh tables), seed = {self.seed}"]
+        if self.super_arm_size:
+            lines.append(f"  semi-bandit: every round a super arm, a basis of {self.matroid} "
+                         f"(k = {self.super_arm_size} of L = {self.K} base arms); the pulls of a "
+                         f"base arm count the rounds whose super arm held it")
+        lines += ["",
                  f"behaviour: {self.behaviour.upper()} ({m} comparisons, Holm at family-wise level "
                  f"{self.alpha:g}; detectable effects at {100 * self.power:g}% power, level alpha/m)"]
         for kind, facts in self.evidence().items():
-            what = ("path comparisons (the fixed table; the arm played in given rounds)" if kind == "path"
+            played = "super arm" if self.super_arm_size else "arm"
+            what = (f"path comparisons (the fixed table; the {played} played in given rounds)"
+                    if kind == "path"
                     else "outcome comparisons (fresh tables: pull counts and regret from T/8 on)")
             departs = facts["departure"]
             lines.append(f"  {what}: {facts['rejected']} of {facts['comparisons']} rejected"
@@ -319,6 +349,7 @@ class Validation:
                      for name, values in regret.items()}}
         return {"algorithm": self.algorithm, "variant": self.variant, "epsilon": self.epsilon,
                 "candidate": self.candidate, "K": self.K, "T": self.T, "runs": self.runs,
+                "matroid": self.matroid or None, "super_arm_size": self.super_arm_size or None,
                 "seed": self.seed, "means": self.means, "alpha": self.alpha, "power": self.power,
                 "correction": f"Holm over {len(self.comparisons)} comparisons",
                 "behaviour": self.behaviour,
@@ -408,6 +439,184 @@ def _compare(sample: str, cand: np.ndarray, ref: np.ndarray, gaps: np.ndarray, K
         rows.append(dict(sample=sample, quantity="regret", t=t, horizon=T, outcome=st.mann_whitney(x, y),
                          x=x, y=y, candidate=float(x.mean()), reference=float(y.mean())))
     return rows
+
+
+class _Arms:
+    """A bandit or full-information problem: K arms with Bernoulli (or a setting's) rewards;
+    an action is one arm, a run's output an (T,) array of arms."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.K = source.K
+        self.means = np.asarray(source.means, dtype=float)
+        self.gaps = np.asarray(source.gaps, dtype=float)
+
+    @classmethod
+    def build(cls, setting: str | None, means: Any) -> "_Arms":
+        from ..reference import Bernoulli, get_setting
+
+        return cls(Bernoulli(np.asarray(means, dtype=float)) if means is not None else
+                   get_setting(setting or DEFAULT_SETTING).environment())
+
+    def table(self, T: int, rng: np.random.Generator) -> Any:
+        from ..reference.environments import Table
+
+        return Table(self.source.table(T, rng), means=self.source.means)
+
+    def one_run(self, output: Any) -> np.ndarray:
+        return np.asarray(output).reshape(1, -1)
+
+    def checked(self, actions: Any, n: int, T: int, who: str) -> np.ndarray:
+        return _checked_actions(actions, n, T, self.K, who)
+
+    def regret(self, actions: np.ndarray) -> np.ndarray:
+        """Each round's pseudo-regret mu* - mu_{a_t}, shape (n, T)."""
+        return self.gaps[actions]
+
+    def pulls(self, actions: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """Pulls of every arm in rounds 1..t for each t in ``points``, shape (n, len(points), K)."""
+        return np.stack([np.cumsum(actions == a, axis=1)[:, points - 1] for a in range(self.K)],
+                        axis=2)
+
+    def compare(self, sample: str, cand: np.ndarray, ref: np.ndarray,
+                rng: np.random.Generator) -> list[dict[str, Any]]:
+        return _compare(sample, cand, ref, self.gaps, self.K, rng)
+
+    def bound_values(self) -> dict[str, Any]:
+        positive = self.gaps[self.gaps > 0]
+        values: dict[str, Any] = {"K": float(self.K), "gaps": self.gaps}
+        if positive.size:
+            values["Delta_min"] = float(positive.min())
+            values["Delta_max"] = float(positive.max())
+        return values
+
+
+class _Bases:
+    """A matroid semi-bandit problem (Chandak, Hu & Hegde, Sec. 2): L base arms, a matroid of
+    rank k; an action is a super arm, a basis of k base arms, and a run's output a (T, k) array,
+    whose rows are sorted here (the order within a basis is post-processing, not behaviour).
+    Tables carry the free row 0 that the matroid algorithms observe before round 1."""
+
+    def __init__(self, environment: Any) -> None:
+        self.source = environment
+        self.matroid = environment.matroid
+        self.K = environment.L
+        self.k = environment.rank
+        self.means = np.asarray(environment.means, dtype=float)
+
+    @classmethod
+    def build(cls, setting: str | None, means: Any, params: dict[str, Any]) -> "_Bases":
+        """The environment of a semi-bandit ALGO: a named matroid setting (default
+        :data:`DEFAULT_MATROID_SETTING`), whose matroid goes into ``params``, or Bernoulli
+        ``means`` of the base arms with ``params["matroid"]`` (default: ALGO's own,
+        a uniform matroid of rank 1). ``params`` is updated in place."""
+        from ..reference import Bernoulli
+        from ..reference.matroid import MatroidEnvironment, Uniform, matroid_setting
+
+        if means is not None:
+            arms = Bernoulli(np.asarray(means, dtype=float))
+            params.setdefault("matroid", Uniform(arms.K, 1))      # the policies' own default
+            return cls(MatroidEnvironment(params["matroid"], arms))
+        environment = matroid_setting(setting or DEFAULT_MATROID_SETTING)
+        given = params.get("matroid")
+        if given is not None and repr(given) != repr(environment.matroid):
+            raise DPBanditsError(f"the setting {setting or DEFAULT_MATROID_SETTING} has its own "
+                                 f"matroid; to use another, give means and params['matroid']")
+        params["matroid"] = environment.matroid
+        return cls(environment)
+
+    def table(self, T: int, rng: np.random.Generator) -> Any:
+        """Rows 0..T of the environment: row 0 as ``X0``, rounds 1..T as the table."""
+        from ..reference.environments import Table
+
+        X = self.source.table(T + 1, rng)
+        return Table(X[1:], means=self.means, X0=X[0])
+
+    def one_run(self, output: Any) -> np.ndarray:
+        return np.asarray(output)
+
+    def checked(self, actions: Any, n: int, T: int, who: str) -> np.ndarray:
+        """The bases of shape (n, T, k), each sorted; every row must be a basis of the matroid."""
+        array = np.asarray(actions)
+        if array.shape != (n, T, self.k):
+            raise DPBanditsError(f"{who}: expected super arms of shape ({n}, {T}, {self.k}), "
+                                 f"got {array.shape}")
+        if array.size and (array.dtype.kind not in "iu" or array.min() < 0 or array.max() >= self.K):
+            raise DPBanditsError(f"{who}: super arms must hold integer base arms in 0..{self.K - 1}")
+        bases = np.sort(array.astype(np.int64), axis=2)
+        for basis in np.unique(bases.reshape(-1, self.k), axis=0):
+            if np.any(np.diff(basis) == 0) or not self.matroid.is_basis(basis.tolist()):
+                raise DPBanditsError(f"{who}: the super arm {basis.tolist()} is not a basis of "
+                                     f"{self.matroid!r}")
+        return bases
+
+    def regret(self, bases: np.ndarray) -> np.ndarray:
+        """Each round's pseudo-regret f(A*, w_bar) - f(A_t, w_bar) (Sec. 2), shape (n, T)."""
+        return self.source.optimal_value - self.means[bases].sum(axis=2)
+
+    def inclusion(self, bases: np.ndarray) -> np.ndarray:
+        """(n, T, L) booleans: was base arm e in round t's super arm."""
+        n, T, _ = bases.shape
+        held = np.zeros((n, T, self.K), dtype=bool)
+        np.put_along_axis(held, bases, True, axis=2)
+        return held
+
+    def pulls(self, bases: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """Rounds in 1..t whose super arm held each base arm, for each t in ``points``,
+        shape (n, len(points), L)."""
+        return np.cumsum(self.inclusion(bases), axis=1, dtype=np.int32)[:, points - 1]
+
+    def masks(self, bases: np.ndarray) -> np.ndarray:
+        """Each super arm as the bit mask sum of 2^e (float, exact up to 52 base arms)."""
+        if self.K > 52:
+            return np.full(bases.shape[:-1], np.nan)
+        return np.left_shift(1, bases).sum(axis=-1).astype(float)
+
+    def compare(self, sample: str, cand: np.ndarray, ref: np.ndarray,
+                rng: np.random.Generator) -> list[dict[str, Any]]:
+        """Pulls of every base arm and regret at :func:`checkpoints_for` (L, T) (Mann-Whitney U),
+        the super arm of the rounds :func:`rounds_for` (L, T) (homogeneity of the super arms'
+        distributions), as :func:`_compare` does for arms."""
+        T = cand.shape[1]
+        checkpoints = np.asarray(checkpoints_for(T, self.K))
+        pulls_c, pulls_r = self.pulls(cand, checkpoints), self.pulls(ref, checkpoints)
+        regret_c = np.cumsum(self.regret(cand), axis=1)
+        regret_r = np.cumsum(self.regret(ref), axis=1)
+        rows: list[dict[str, Any]] = []
+        for i, t in enumerate(checkpoints):
+            for e in range(self.K):
+                x, y = pulls_c[:, i, e], pulls_r[:, i, e]
+                rows.append(dict(sample=sample, quantity=f"pulls of base arm {e}", t=int(t),
+                                 horizon=T, outcome=st.mann_whitney(x, y), x=x, y=y,
+                                 candidate=float(x.mean()), reference=float(y.mean())))
+        for t in rounds_for(T, self.K):
+            x, y = cand[:, t - 1], ref[:, t - 1]
+            _, codes = np.unique(np.concatenate([x, y]), axis=0, return_inverse=True)
+            codes = codes.ravel()
+            rows.append(dict(sample=sample, quantity="super arm", t=t, horizon=T,
+                             outcome=st.homogeneity(codes[:len(x)], codes[len(x):],
+                                                    int(codes.max()) + 1, rng),
+                             x=None, y=None, n_total=len(x) + len(y),
+                             candidate=_modal(self.masks(x)), reference=_modal(self.masks(y))))
+        for t in checkpoints:
+            x, y = regret_c[:, t - 1], regret_r[:, t - 1]
+            rows.append(dict(sample=sample, quantity="regret", t=int(t), horizon=T,
+                             outcome=st.mann_whitney(x, y), x=x, y=y,
+                             candidate=float(x.mean()), reference=float(y.mean())))
+        return rows
+
+    def bound_values(self) -> dict[str, Any]:
+        """The paper's K (the rank) and L; the per-arm gaps Delta_{e,min} of Chandak, Hu &
+        Hegde's Theorem 2 are not computed, so bounds that need them are listed as not used."""
+        return {"K": float(self.k), "L": float(self.K)}
+
+
+def _modal(masks: np.ndarray) -> float:
+    """The most frequent super arm's bit mask (the smallest among equals); NaN when not shown."""
+    if np.isnan(masks).any():
+        return float("nan")
+    values, counts = np.unique(masks, return_counts=True)
+    return float(values[counts.argmax()])
 
 
 def _corrected(rows: list[dict[str, Any]], alpha: float, power: float) -> list[Comparison]:
@@ -501,8 +710,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         ``reference`` when a compiled kernel is the candidate, as in its certificate.
     """
     from ..audit.mechanism import RegistryMechanism
-    from ..reference import Bernoulli, get, get_setting, spec, simulate
-    from ..reference.environments import Table
+    from ..reference import get, spec, simulate
     from ..reference.registry import canonical
 
     from ..reference.engine import check_backend
@@ -511,21 +719,26 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     say = progress or (lambda message: None)
     against = canonical(against)
     cls = get(against)
-    if cls.feedback == "semi":
-        raise DPBanditsError(f"{against} is a matroid algorithm; validate covers bandit and "
-                             "full-information algorithms")
+    semi = cls.feedback == "semi"
     if cls.private:
         if epsilon is None:
             raise DPBanditsError(f"{against} is private: epsilon is required")
         epsilon = check_epsilon(epsilon)
     if setting is not None and means is not None:
         raise DPBanditsError("give a setting or means, not both")
-    source = Bernoulli(np.asarray(means, dtype=float)) if means is not None else \
-        get_setting(setting or DEFAULT_SETTING).environment()
+    params = dict(params or {})
+    problem = (_Bases.build(setting, means, params) if semi
+               else _Arms.build(setting, means))
     if not (hasattr(candidate, "K") and hasattr(candidate, "sample")):
+        if semi:
+            raise DPBanditsError(
+                f"{against} is a matroid semi-bandit: the candidate must be a mechanism with K "
+                f"(base arms), feedback = 'semi' and sample(table, n, seed) returning bases of "
+                f"shape (n, T, k); act/observe classes and programs are loaded for bandit and "
+                f"full-information algorithms only")
         from ..candidates import load
 
-        candidate = load(candidate, K=source.K, epsilon=epsilon if cls.private else None,
+        candidate = load(candidate, K=problem.K, epsilon=epsilon if cls.private else None,
                          params=params, feedback="full" if cls.feedback == "full" else "bandit")
     feedback = getattr(candidate, "feedback", "bandit")
     if feedback != cls.feedback:
@@ -539,51 +752,48 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     alpha = check_probability(alpha, "alpha")
     power = check_probability(power, "power")
     audit_samples = check_positive_int(audit_samples, "audit_samples", minimum=0)
-    K = source.K
+    K = problem.K
     if candidate.K != K:
-        raise DPBanditsError(f"the candidate has K = {candidate.K} arms but the setting has {K}")
-    params = dict(params or {})
+        raise DPBanditsError(f"the candidate has K = {candidate.K} "
+                             f"{'base arms' if semi else 'arms'} but the setting has {K}")
     reference = RegistryMechanism(against, K, epsilon, variant, params, T=T, backend=backend)
     factory = spec(against, K, epsilon=epsilon, variant=reference.variant, T=T, **params)
-    gaps = np.asarray(source.gaps, dtype=float)
     label = getattr(candidate, "label", "candidate")
 
     (s_fixed, s_fresh, s_cand_fixed, s_ref_fixed, s_cand_fresh, s_ref_fresh, s_tests,
      s_audit) = np.random.SeedSequence(seed).spawn(8)
     samples: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     say(f"behaviour: {runs} runs of each on one fixed table")
-    table = Table(source.table(T, np.random.default_rng(s_fixed)), means=source.means)
+    table = problem.table(T, np.random.default_rng(s_fixed))
     samples["fixed"] = (
-        _checked_actions(candidate.sample(table, runs, _seed(s_cand_fixed)), runs, T, K, label),
-        _checked_actions(reference.sample(table, runs, _seed(s_ref_fixed)), runs, T, K, "reference"))
+        problem.checked(candidate.sample(table, runs, _seed(s_cand_fixed)), runs, T, label),
+        problem.checked(reference.sample(table, runs, _seed(s_ref_fixed)), runs, T, "reference"))
     say(f"behaviour: {runs} runs of each, every run on a fresh table")
     fresh_rng = np.random.default_rng(s_fresh)
-    requests = [(Table(source.table(T, fresh_rng), means=source.means), 1, _seed(child))
-                for child in s_cand_fresh.spawn(runs)]
+    requests = [(problem.table(T, fresh_rng), 1, _seed(child)) for child in s_cand_fresh.spawn(runs)]
     outputs = _single_runs(candidate, requests)
-    cand_fresh = _checked_actions(np.concatenate([np.asarray(o).reshape(1, -1) for o in outputs]),
-                                  runs, T, K, label)
-    ref_fresh = simulate(factory, source, T, runs=runs, seed=_seed(s_ref_fresh),
+    cand_fresh = problem.checked(np.concatenate([problem.one_run(o) for o in outputs]), runs, T, label)
+    ref_fresh = simulate(factory, problem.source, T, runs=runs, seed=_seed(s_ref_fresh),
                          record_actions=True, backend=backend).actions
-    samples["fresh"] = (cand_fresh, _checked_actions(ref_fresh, runs, T, K, "reference"))
+    samples["fresh"] = (cand_fresh, problem.checked(ref_fresh, runs, T, "reference"))
 
     say("behaviour: two-sample tests")
     test_rng = np.random.default_rng(s_tests)
-    rows = [row for name, (c, r) in samples.items() for row in _compare(name, c, r, gaps, K, test_rng)]
+    rows = [row for name, (c, r) in samples.items() for row in problem.compare(name, c, r, test_rng)]
     result = Validation(against, reference.variant if len(cls.variants) > 1 else None, epsilon,
-                        label, K, T, runs, seed, alpha, power, [float(x) for x in source.means],
+                        label, K, T, runs, seed, alpha, power, [float(x) for x in problem.means],
                         _corrected(rows, alpha, power))
+    if semi:
+        result.matroid, result.super_arm_size = repr(problem.matroid), problem.k
 
     points = np.unique(np.geomspace(1, T, CURVE_POINTS).round().astype(np.int64))
     result.curves["regret_checkpoints"] = points
-    result.curves["regret"] = {name: np.cumsum(gaps[actions], axis=1)[:, points - 1]
+    result.curves["regret"] = {name: np.cumsum(problem.regret(actions), axis=1)[:, points - 1]
                                for name, actions in zip(("candidate", "reference"), samples["fresh"])}
     pull_points = np.unique(np.linspace(1, T, CURVE_POINTS).round().astype(np.int64))
     result.curves["pull_checkpoints"] = pull_points
-    result.curves["pulls"] = {
-        name: np.stack([np.cumsum(actions == a, axis=1)[:, pull_points - 1].mean(axis=0)
-                        for a in range(K)], axis=1)
-        for name, actions in zip(("candidate", "reference"), samples["fresh"])}
+    result.curves["pulls"] = {name: problem.pulls(actions, pull_points).mean(axis=0)
+                              for name, actions in zip(("candidate", "reference"), samples["fresh"])}
 
     if epsilon is None:
         result.privacy_note = f"{against} makes no privacy claim"
@@ -601,24 +811,22 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
                                      alpha=alpha, seed=_seed(s_audit), progress=progress)
 
     say("regret: checks against the bounds")
-    _check_regret(result, against, reference.variant, cls.needs_horizon, gaps)
+    _check_regret(result, against, reference.variant, cls.needs_horizon, problem.bound_values())
     return result
 
 
 def _check_regret(result: Validation, against: str, variant: str | None, needs_horizon: bool,
-                  gaps: np.ndarray) -> None:
+                  values: dict[str, Any]) -> None:
+    """Hold the fresh sample's regret against every usable upper bound about ALGO; ``values``
+    are the problem's symbols (:meth:`_Arms.bound_values`, :meth:`_Bases.bound_values`)."""
     try:
         from ..bounds import RegretCurve, check_regret
     except ImportError as error:                    # the bounds package is optional here
         result.regret_note = f"no bound available: dpbandits.bounds cannot be imported ({error})"
         return
-    positive = gaps[gaps > 0]
-    values: dict[str, Any] = {"K": float(result.K), "gaps": gaps}
+    values = dict(values)
     if result.epsilon is not None:
         values["epsilon"] = result.epsilon
-    if positive.size:
-        values["Delta_min"] = float(positive.min())
-        values["Delta_max"] = float(positive.max())
     usable, skipped = _usable_bounds(against, variant, values)
     for bound in usable:
         args = {k: v for k, v in values.items() if k in bound.symbols}
