@@ -73,15 +73,25 @@ def first_dependent_round(name: str, K: int, T: int, epsilon: float | None = Non
     tables (Bernoulli arms with means 0.9 .. 0.1 and the reverse); the first round where any
     run's action differs. A difference under the same seed can only come from the rewards, so
     the round is a certain upper bound on the first data-dependent round of these tables
-    (earlier dependence that these tables do not reveal stays unseen).
+    (earlier dependence that these tables do not reveal stays unseen). A matroid semi-bandit
+    ALGO (K base arms, its matroid in ``params``) gets a row 0 drawn with each table and plays
+    bases of its matroid on them.
     """
-    from ..reference import Bernoulli, simulate, spec
+    from ..reference import Bernoulli, get, make, simulate, spec
     from ..reference.environments import Table
 
-    factory = spec(name, K, epsilon=epsilon, variant=variant, T=T, **dict(params or {}))
+    params = dict(params or {})
+    factory = spec(name, K, epsilon=epsilon, variant=variant, T=T, **params)
     rng = np.random.default_rng(seed)
     means = np.linspace(0.9, 0.1, K)
-    tables = [Table(Bernoulli(m).table(T, rng)) for m in (means, means[::-1])]
+    if get(name).feedback == "semi":
+        from ..reference.matroid import MatroidEnvironment
+
+        matroid = make(name, K, epsilon=epsilon, rng=0, variant=variant, T=T, **params).matroid
+        rows = [Bernoulli(m).table(T + 1, rng) for m in (means, means[::-1])]
+        tables = [MatroidEnvironment(matroid, Table(X[1:], X0=X[0])) for X in rows]
+    else:
+        tables = [Table(Bernoulli(m).table(T, rng)) for m in (means, means[::-1])]
     actions = [simulate(factory, table, T, runs=PROBE_RUNS, seed=seed, record_actions=True,
                         backend="reference").actions for table in tables]
     differs = np.flatnonzero((actions[0] != actions[1]).any(axis=0))
@@ -240,8 +250,12 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     relation = reference.claimed.relation if reference.claimed else None
     designed = designed_pairs(against, K, epsilon, variant, T, params, deviations=True)
     known = known_pairs(against, K, T)
+    semi = getattr(candidate, "feedback", "bandit") == "semi"
     generic = [] if designed and T > GENERIC_HORIZON else candidate_pairs(
-        K, T, boundaries=boundaries, **({"relation": relation} if relation else {}))
+        K, T, boundaries=boundaries, row_zero=semi, **({"relation": relation} if relation else {}))
+    if semi:        # the matroid algorithms read a row 0 first: only pairs that give one
+        designed, known = ([pair for pair in chosen if pair.D0.X0 is not None]
+                           for chosen in (designed, known))
     pairs = designed + known + generic
     n_selection = max(2000 if generic else 200, samples // 5)
     notes.append(f"pairs: {len(designed)} designed from the reference, {len(known)} known worst "
