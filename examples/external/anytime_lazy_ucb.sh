@@ -18,21 +18,24 @@
 #
 # Noise. Lap(b) by inverse CDF, b * sign(u) * -ln(1 - 2|u|) with u = rand() - 1/2 (a draw of
 # exactly 0 is redrawn, so u lies in (-1/2, 1/2) and the noise is finite). awk's rand() is not a
-# cryptographic generator, nor a statistically strong one: mawk and the one-true-awk use the C
-# library's random(), gawk its own copy of BSD random(), with 31 bits a draw. The noise therefore
-# takes finitely many values and is only close to Laplace, like any floating-point Laplace
-# sampler (Mironov, CCS 2012): fine for an example an audit can test, not for deployment.
+# cryptographic generator, nor a statistically strong one: mawk as usually built and the
+# one-true-awk return the C library's random() / 2^31 (31 bits a draw), gawk combines two draws
+# of its own copy of BSD random(). The noise therefore takes finitely many values and is only
+# close to Laplace, like any floating-point Laplace sampler (Mironov, CCS 2012): fine for an
+# example an audit can test, not for deployment.
 #
 # Seeds. At every "run K T SEED" line the generator is reseeded with srand(SEED % (2^31 - 1) + 1):
-# awks clamp seeds to 2^31 - 1 and treat 0 like 1, so this is the widest range every awk keeps
-# apart. Each run then depends only on its SEED and the table (no state survives a run), and the
-# same SEED gives the same actions on any number of workers. What it does not give:
-# independence. The 2^32 possible SEEDs map onto 2^31 - 1 seeds, so SEED and SEED + 2^31 - 1
-# replay the same stream (two of the harness's pseudo-random SEEDs collide so with probability
-# about 2^-31), and distinct seeds start random() at different points of one additive-feedback
-# generator, whose streams are different (tests/audit/test_external_awk.py checks it) but are not
-# proved independent. The audit's confidence statements assume independent runs; with this
-# generator they hold to the extent that its streams behave as independent ones.
+# mawk clamps seeds above 2^31 - 1 to it, gawk wraps them modulo 2^32, random() treats 0 like 1,
+# so 1 .. 2^31 - 1 is the widest range every awk keeps apart. Each run then depends only on its
+# SEED and the table (no state survives a run), and the same SEED gives the same actions on any
+# number of workers. What it does not give: independence. The 2^32 possible SEEDs map onto
+# 2^31 - 1 seeds, so SEED and SEED + 2^31 - 1 replay the same stream: two of the harness's
+# pseudo-random SEEDs do so with probability about 2^-31, and among n runs about n^2 / 2^32 pairs
+# are expected to (0.004 for the 4000 runs of a test sample of 2000 per side). Distinct seeds
+# start random() at different points of one additive-feedback generator: their streams differ
+# (tests/audit/test_external_awk.py checks that runs with neighbouring SEEDs are unrelated in the
+# first noisy comparison) but are not proved independent. The audit's confidence statements
+# assume independent runs; here they hold to the extent that these streams behave as such.
 #
 # --bug reuse plants a realistic slip: each arm draws its Lap(1/eps) once, at its first release,
 # and adds that same draw at every later release. Consecutive releases of an arm then differ by
@@ -143,7 +146,7 @@ $1 == "quit" { exit 0 }
 $1 == "run" && NF == 4 {
     K = $2 + 0; T = $3 + 0
     if (K < 2 || T < 1) fail("expected K >= 2 and T >= 1, got \"" $0 "\"")
-    srand($4 % 2147483647 + 1)      # awks clamp seeds to 2^31 - 1 and treat 0 like 1
+    srand($4 % 2147483647 + 1)      # seeds 1 .. 2^31 - 1: every awk keeps them apart
     reset(K)
     if (protocol == "table") play_table(K, T); else play_interactive(K, T)
     next
