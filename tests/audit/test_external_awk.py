@@ -40,7 +40,7 @@ def run_script(rows, seeds, *args, hello="dpbandits 1 table bandit"):
     K, T = len(rows[0]), len(rows)
     table = "".join(" ".join(repr(float(x)) for x in row) + "\n" for row in rows)
     text = hello + "\n" + "".join(f"run {K} {T} {s}\n" + table for s in seeds) + "quit\n"
-    done = subprocess.run(["sh", str(SCRIPT), *args], input=text, capture_output=True,
+    done = subprocess.run(["sh", str(SCRIPT), *args], input=text, capture_output=True, check=False,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return np.array([[int(a) for a in line.split()] for line in done.stdout.splitlines()])
@@ -66,7 +66,7 @@ def tail(x, b):
     ([], "dpbandits 1 table bandit\nwalk 2 3 0\n", "expected \"run K T SEED\" or \"quit\""),
 ])
 def test_bad_usage_and_input_exit_2_with_one_line(args, stdin, message):
-    done = subprocess.run(["sh", str(SCRIPT), *args], input=stdin, capture_output=True,
+    done = subprocess.run(["sh", str(SCRIPT), *args], input=stdin, capture_output=True, check=False,
                           text=True, timeout=30)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
