@@ -215,8 +215,12 @@ def _kernel(name: str) -> str:
         lines.append(f"| {r['variant'] or 'default'} | {eps} | {r['T']} | {r['runs']} | "
                      f"{r['comparisons']} | {r['rejected']} (at {r['alpha']:.2g}) | "
                      f"{_num(r['largest_detectable_effect'])} | **{r['verdict']}** |")
-    lines += ["", "Means " + ", ".join(f"{m:g}" for m in rows[0]["means"]) + f", seed {rows[0]['seed']}. "
-              "The detectable effect is a rank-biserial correlation for pull counts and regret."]
+    setting = rows[0].get("setting")
+    where = (f"Setting `{setting}` (a basis of its matroid each round; base-arm means "
+             if setting else "Means ")
+    lines += ["", where + ", ".join(f"{m:g}" for m in rows[0]["means"]) + (")" if setting else "")
+              + f", seed {rows[0]['seed']}. The detectable effect is a rank-biserial correlation "
+              "for pull counts" + (" of the base arms" if setting else "") + " and regret."]
     return "\n".join(lines) + "\n"
 
 

@@ -9,6 +9,11 @@ each comparison detects at the stated power. ``conforms`` means no comparison re
 statement about the distributions, at that power, not a proof of equality. Bit-identity of the
 trajectories, where a kernel has it, is checked separately in the tests.
 
+A matroid kernel (OMM, CTS, DPUCB-MAT, DPTS-MAT) is certified the same way on the synthetic
+matroid of Chandak, Hu & Hegde (2023), Sec. 5.1, Table 2 (:data:`CERTIFICATE_MATROID_SETTING`:
+bases of rank 3 over 7 base arms): the comparisons are then the pulls of every base arm, the
+super arm of given rounds and the regret against the best basis.
+
 The privacy audit is not part of the certificate (``audit_samples = 0``): it would audit the
 kernel's actions, which the behavioural comparisons already hold to the reference's.
 
@@ -24,24 +29,27 @@ from typing import Any
 
 from ..audit.mechanism import RegistryMechanism
 from ..reference.registry import AlgorithmSpec, canonical, get
-from .core import Validation, validate
+from .core import ACTIONS, Validation, validate
 
-__all__ = ["CERTIFICATE_MEANS", "CERTIFICATE_SIZE", "certificate_alpha", "certified", "certify", "planted", "certificate_row", "main"]
+__all__ = ["CERTIFICATE_MEANS", "CERTIFICATE_MATROID_SETTING", "CERTIFICATE_SIZE", "certificate_alpha", "certified", "certify", "planted", "certificate_row", "main"]
 
 CERTIFICATE_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
-"""Bernoulli means of the certificates: setting 2 of Hu, Huang & Mehta (Sec. 6), K = 5."""
+"""Bernoulli means of the bandit and full-information certificates: setting 2 of Hu, Huang &
+Mehta (Sec. 6), K = 5."""
+
+CERTIFICATE_MATROID_SETTING = "chandak-synthetic"
+"""The environment of the matroid certificates: Chandak, Hu & Hegde (2023), Sec. 5.1, Table 2
+(a linear matroid of rank 3 over L = 7 base arms, independent Bernoulli weights)."""
 
 
 def certified() -> list[tuple[str, str | None]]:
-    """Every (algorithm, variant) with a kernel that ``validate`` can certify (bandit and
-    full-information feedback; ``validate`` does not cover matroid semi-bandits)."""
+    """Every (algorithm, variant) with a kernel: bandit, full-information and matroid
+    semi-bandit algorithms, every variant."""
     from ..compiled import KERNELS
 
     pairs = []
     for name in KERNELS:
         cls = get(name)
-        if cls.feedback == "semi":
-            continue
         variants = [v.name for v in cls.variants]
         pairs += [(name, variant if len(variants) > 1 else None) for variant in variants]
     return pairs
@@ -61,18 +69,33 @@ def certify(name: str, *, variant: str | None = None, epsilon: float = 1.0,
             params: dict[str, Any] | None = None, horizon: int = 1000, runs: int = 100,
             seed: int = 0, means=CERTIFICATE_MEANS, alpha: float = 0.05,
             candidate: Any = None) -> Validation:
-    """Validate the compiled kernel of ``name`` (or ``candidate``) against the reference."""
+    """Validate the compiled kernel of ``name`` (or ``candidate``) against the reference; a
+    matroid algorithm on :data:`CERTIFICATE_MATROID_SETTING` (``means`` is then not used)."""
     name = canonical(name)
     private = get(name).private
     eps = epsilon if private else None
-    params = dict(params or {})
+    params, K, where = _problem(name, params, means)
     if candidate is None:
-        candidate = RegistryMechanism(name, len(means), eps, variant, params, T=horizon,
+        candidate = RegistryMechanism(name, K, eps, variant, params, T=horizon,
                                       backend="compiled")
         candidate.label += " (compiled kernel)"
-    return validate(candidate, name, epsilon=eps, variant=variant, params=params, means=means,
+    return validate(candidate, name, epsilon=eps, variant=variant, params=params, **where,
                     horizon=horizon, runs=runs, seed=seed, alpha=alpha, audit_samples=0,
                     backend="reference")
+
+
+def _problem(name: str, params: dict[str, Any] | None, means) -> tuple[dict[str, Any], int, dict]:
+    """ALGO's parameters, its number of (base) arms and the environment ``validate`` is given:
+    the Bernoulli ``means``, or for a matroid algorithm the matroid setting, whose matroid
+    joins the parameters."""
+    params = dict(params or {})
+    if get(name).feedback != "semi":
+        return params, len(means), {"means": means}
+    from ..reference.matroid import matroid_setting
+
+    environment = matroid_setting(CERTIFICATE_MATROID_SETTING)
+    params.setdefault("matroid", environment.matroid)
+    return params, environment.L, {"setting": CERTIFICATE_MATROID_SETTING}
 
 
 def planted(name: str, overrides: dict[str, Any], *, variant: str | None = None,
@@ -83,7 +106,8 @@ def planted(name: str, overrides: dict[str, Any], *, variant: str | None = None,
     through the engine on the compiled backend like the kernel it corrupts."""
     name = canonical(name)
     eps = epsilon if get(name).private else None
-    return _PlantedKernel(name, len(means), eps, variant, dict(params or {}), T=horizon,
+    params, K, _ = _problem(name, params, means)
+    return _PlantedKernel(name, K, eps, variant, params, T=horizon,
                           backend="compiled", overrides=dict(overrides))
 
 
@@ -118,9 +142,10 @@ class _PlantedKernel(RegistryMechanism):
 def certificate_row(result: Validation) -> dict[str, Any]:
     """What an algorithm's docs page shows of a certificate."""
     rejected = sum(c.rejected for c in result.comparisons)
-    detectable = [c.detectable for c in result.comparisons if c.quantity != "action"]
+    detectable = [c.detectable for c in result.comparisons if c.quantity not in ACTIONS]
     return {"algorithm": result.algorithm, "variant": result.variant, "epsilon": result.epsilon,
             "T": result.T, "runs": result.runs, "seed": result.seed, "means": result.means,
+            "setting": CERTIFICATE_MATROID_SETTING if result.super_arm_size else None,
             "comparisons": len(result.comparisons), "rejected": rejected,
             "alpha": result.alpha, "power": result.power,
             "largest_detectable_effect": max(detectable) if detectable else None,
