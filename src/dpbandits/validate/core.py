@@ -18,6 +18,19 @@ the action at chosen rounds (chi-square test of homogeneity, or its permutation 
 expected count is below 5), the pseudo-regret at the checkpoints (Mann-Whitney U). See
 :mod:`dpbandits.validate.stats` for each test's guarantee.
 
+**Semi-bandits.** Against a matroid algorithm (OMM, CTS, DPUCB-MAT, DPTS-MAT: Chandak, Hu &
+Hegde, Sec. 2) the candidate is a mechanism with ``K`` = L base arms, ``feedback = "semi"`` and
+``sample(table, n, seed)`` returning bases of shape (n, T, k), k the matroid's rank; the tables
+carry the free row 0 (``table.X0``) these algorithms observe before round 1. Every basis is
+checked against the matroid and sorted (its order within a round is post-processing). The
+comparisons are the same with base arms for arms: the pulls of every base arm (the rounds whose
+basis held it) and the regret against the best basis f(A*, w_bar) - f(A_t, w_bar) at the
+checkpoints, and the distribution of the basis played at chosen rounds. The environment is a
+named matroid setting (default :data:`DEFAULT_MATROID_SETTING`), or Bernoulli means of the base
+arms with ``params["matroid"]``. The privacy audit uses neighbouring tables that give a row 0.
+The regret bounds of the matroid algorithms need the per-base-arm gaps Delta_{e,min}, which are
+not computed here: they are listed as not used.
+
 **Correction and verdict.** Holm's step-down procedure over *all* comparisons of both samples at
 family-wise level ``alpha``: if the candidate's output distribution is the reference's (on the
 fixed table and averaged over the environment), the verdict is ``differs`` with probability at
@@ -686,14 +699,17 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         Anything :func:`dpbandits.candidates.load` accepts: a Python class or factory (built per
         run for the problem K, T, epsilon, params), ``MODULE:OBJECT`` or ``FILE.py:OBJECT``, a
         :class:`~dpbandits.candidates.Command`, or a mechanism with ``K``, ``feedback``,
-        ``label`` and ``sample(table, n, seed)``.
+        ``label`` and ``sample(table, n, seed)``. Against a matroid semi-bandit ALGO only such a
+        mechanism, with ``feedback = "semi"``, returning (n, T, k) bases.
     against, variant, params
         The reference: registered algorithm ALGO, its variant (default: ALGO's default) and
         extra parameters.
     epsilon
         The privacy parameter epsilon of ALGO (required when ALGO is private).
     setting, means
-        The environment: a named setting or Bernoulli arm means (default ``hu2021-setting2``).
+        The environment: a named setting or Bernoulli arm means (default ``hu2021-setting2``;
+        for a matroid ALGO a matroid setting, default ``chandak-synthetic``, or base-arm means
+        with ``params["matroid"]``).
     horizon, runs
         Rounds T per run and runs R per sample (R >= 20).
     seed

@@ -28,10 +28,11 @@ def plot(result: Validation, path: str | Path) -> Path:
     figure, (over_time, at_T, regret) = plt.subplots(1, 3, figsize=(15, 4.3))
     points = result.curves["pull_checkpoints"]
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    arm = "base arm" if result.super_arm_size else "arm"     # a matroid ALGO plays bases
     for a in range(result.K):
         colour = colours[a % len(colours)]
         over_time.plot(points, result.curves["pulls"]["candidate"][:, a], color=colour,
-                       label=f"arm {a}")
+                       label=f"{arm} {a}")
         over_time.plot(points, result.curves["pulls"]["reference"][:, a], color=colour,
                        linestyle="--")
     over_time.set_xlabel("round t")
@@ -44,7 +45,7 @@ def plot(result: Validation, path: str | Path) -> Path:
     for offset, name in ((-0.2, "candidate"), (0.2, "reference")):
         at_T.bar(x + offset, final[name][-1], width=0.4, label=name)
     at_T.set_xticks(x)
-    at_T.set_xlabel("arm")
+    at_T.set_xlabel(arm)
     at_T.set_ylabel(f"mean pulls by T = {result.T}")
     at_T.legend(fontsize=8)
 
