@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dpbandits.validate.core import ACTIONS, PATH_ONLY
@@ -63,3 +64,22 @@ def test_planted_deviation_is_caught(name, overrides, verdict):
     candidate = planted(name, overrides, horizon=CERTIFICATE_SIZE["horizon"])
     result = certify(name, candidate=candidate, alpha=ALPHA, **CERTIFICATE_SIZE)
     assert result.behaviour == verdict, result.summary()
+
+
+@pytest.mark.smoke
+def test_overrides_keep_the_kernel_state_in_bounds():
+    """A flag override gets the scratch it needs (OMM's random tie-break once wrote tie keys into
+    an unallocated array); a field of another shape or an unknown field is refused."""
+    from dpbandits.errors import DPBanditsError
+    from dpbandits.reference.environments import Table
+    from dpbandits.reference.matroid.data import matroid_setting
+
+    setting = matroid_setting("chandak-synthetic")
+    table = Table(np.zeros((20, setting.K)), X0=np.zeros(setting.K))
+    mechanism = planted("omm", {"random_ties": 1}, horizon=20, params={"matroid": setting.matroid})
+    bases = mechanism.sample(table, 50, 0)
+    assert bases.shape[:2] == (50, 20)
+    for overrides in ({"keys": np.zeros((1, 1))}, {"no_such_field": 1.0}):
+        wrong = planted("omm", overrides, horizon=20, params={"matroid": setting.matroid})
+        with pytest.raises(DPBanditsError, match="kernel override"):
+            wrong.sample(table, 5, 0)

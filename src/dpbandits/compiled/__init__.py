@@ -170,6 +170,25 @@ def _cache_present(module: ModuleType) -> bool:
                for folder in _cache_folders())
 
 
+def _overridden(state, overrides: dict):
+    """``state`` with the fields of ``overrides`` replaced. An array keeps its shape and dtype and
+    an integer stays an integer: the kernels index their arrays without bounds checks, so a field
+    of another shape would be read or written out of bounds."""
+    for field, value in overrides.items():
+        if field not in state._fields:
+            raise DPBanditsError(f"kernel override: the state has no field {field!r}")
+        old = getattr(state, field)
+        if isinstance(old, np.ndarray):
+            value = np.asarray(value)
+            if value.shape != old.shape or value.dtype != old.dtype:
+                raise DPBanditsError(f"kernel override {field!r}: shape {value.shape} and dtype "
+                                     f"{value.dtype} differ from the state's {old.shape} "
+                                     f"{old.dtype}")
+        elif isinstance(old, (int, np.integer)) and not isinstance(value, (int, np.integer)):
+            raise DPBanditsError(f"kernel override {field!r}: an integer is needed, got {value!r}")
+    return state._replace(**overrides)
+
+
 def run_block(policy, source, T: int, env_rng: np.random.Generator, checkpoints: np.ndarray,
               record_actions: bool, progress: Callable[[int], None] | None = None):
     """One block of the engine on the compiled backend; returns what the reference block returns.
@@ -190,7 +209,7 @@ def run_block(policy, source, T: int, env_rng: np.random.Generator, checkpoints:
     width = getattr(policy, "super_arm_size", None) if policy.feedback == "semi" else None
     best = getattr(source, "optimal_value", None) if policy.feedback == "semi" else None
     sim = make_sim(source, runs, T, checkpoints, record_actions, env_rng, width, best)
-    state = module.state_from(policy)._replace(**getattr(policy, "kernel_overrides", {}))
+    state = _overridden(module.state_from(policy), getattr(policy, "kernel_overrides", {}))
     if getattr(policy, "observes_round_zero", False):
         draw_rows(sim, 0)
         module.observe_round_zero(state, sim.rows)

@@ -114,7 +114,7 @@ def state_from(policy) -> State:
     return State(code, form, int(policy.rank), alpha, log_previous, floats(S), floats(N), ints(s_e),
                  ints(n_buffer), floats(sum_buffer), epsilon0, round_zero_scale, floats(T_e),
                  floats(w_tilde), floats(inv_sqrt_T), floats(inv_eps_T), np.zeros((R, L)),
-                 np.zeros((R, L)) if random_ties else none_f, np.zeros(L, np.int64), random_ties,
+                 np.zeros((R, L)), np.zeros(L, np.int64), random_ties,
                  policy.rng, matroid_greedy.oracle_from(policy.matroid))
 
 
