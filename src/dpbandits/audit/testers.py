@@ -352,14 +352,18 @@ def _select_event(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: i
     the second half, the pair, score and threshold whose event gives the largest bound (the
     earliest pair on ties). The pairs run side by side on ``workers`` (the same events)."""
     runner = workers.copy or mechanism
+    jobs = [(runner, exact, i, pair, n_selection, (seeds[2 * i], seeds[2 * i + 1]), alpha,
+             claimed_delta) for i, pair in enumerate(pairs)]
+    # side by side, every pair at once (each returns only its event); here, one after another
+    batches = [jobs] if workers.count > 1 else [[job] for job in jobs]
     best = _NO_EVENT
-    for first in range(0, len(pairs), workers.count):
-        chunk = range(first, min(first + workers.count, len(pairs)))
+    for batch in batches:
         if progress:
-            progress(f"selection: pair {chunk[-1] + 1}/{len(pairs)} ({pairs[chunk[-1]].description})")
-        jobs = [(runner, exact, i, pairs[i], n_selection, (seeds[2 * i], seeds[2 * i + 1]), alpha,
-                 claimed_delta) for i in chunk]
-        for event, used in workers.map(_pair_event, jobs):
+            last = batch[-1][2]
+            progress(f"selection: pair {last + 1}/{len(pairs)} ({pairs[last].description})"
+                     if len(batch) == 1 else
+                     f"selection: {len(batch)} pairs on {workers.count} workers")
+        for event, used in workers.map(_pair_event, batch):
             getattr(mechanism, "backends_used", set()).update(used)
             if event is not None and (best is _NO_EVENT
                                       or event.selection_bound > best.selection_bound):

@@ -210,7 +210,8 @@ class EpochRNM:
         self.noise = _check_noise(noise)
         self.scale = _check_scale(scale)
         self.resample = bool(resample)
-        self._log_laws: dict[bytes, np.ndarray] = {}   # table -> log choice_laws, computed once
+        self._laws: dict[bytes, np.ndarray] = {}   # epoch rows -> law, computed once (tables
+        # that differ in one row share every other epoch's law)
 
     def law_given_sums(self, sums: np.ndarray) -> np.ndarray:
         """P[J = j] for RNM on the utility vector ``sums`` (no resampling)."""
@@ -218,6 +219,13 @@ class EpochRNM:
 
     def law_given_rows(self, rows: np.ndarray) -> np.ndarray:
         """P[J = j] for the RNM that follows an epoch with observed reward rows ``rows`` (n, K)."""
+        rows = np.asarray(rows, dtype=float)
+        key = rows.tobytes() + str(rows.shape).encode()
+        if key not in self._laws:
+            self._laws[key] = self._law_given_rows(rows)
+        return self._laws[key].copy()
+
+    def _law_given_rows(self, rows: np.ndarray) -> np.ndarray:
         if not self.resample or np.all((rows == 0.0) | (rows == 1.0)):
             return self.law_given_sums(rows.sum(axis=0))   # resampling 0/1 rewards is the identity
         laws = [resampled_sum_law(rows[:, j]) for j in range(self.K)]
@@ -258,11 +266,8 @@ class EpochRNM:
         T = table.shape[0]
         if acts.shape[1] != T:
             raise DPBanditsError(f"actions must have T = {T} columns, got shape {acts.shape}")
-        key = table.tobytes() + str(table.shape).encode()
-        if key not in self._log_laws:           # an audit scores many samples on one table
-            with np.errstate(divide="ignore"):  # an impossible action has log-probability -inf
-                self._log_laws[key] = np.log(self.choice_laws(table))
-        log_laws = self._log_laws[key]
+        with np.errstate(divide="ignore"):      # an impossible action has log-probability -inf
+            log_laws = np.log(self.choice_laws(table))
         total = np.zeros(acts.shape[0])
         for e in range(epochs_played(T)):
             first, last = epoch_rounds(e)
