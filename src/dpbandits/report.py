@@ -52,7 +52,7 @@ PARTS = ("algorithms", "audit", "bounds", "reproduce")
 
 DEFAULT_MINUTES = 5
 """Wall-clock minutes of the default budget with ``--workers 2`` on the 2-core reference machine
-(measured: 4 min 38 s, every experiment at the paper's size)."""
+(measured: 3 min 46 s with --workers 2, every experiment at the paper's size)."""
 
 
 @dataclass
