@@ -351,11 +351,12 @@ def _select_event(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: i
     """Step 1: on each pair's selection sample, fit the scores on the first half and choose, on
     the second half, the pair, score and threshold whose event gives the largest bound (the
     earliest pair on ties). The pairs run side by side on ``workers`` (the same events)."""
-    runner = workers.copy or mechanism
+    side_by_side = workers.count > 1 and len(pairs) > 1
+    runner = workers.copy if side_by_side else mechanism     # one pair alone keeps its workers
     jobs = [(runner, exact, i, pair, n_selection, (seeds[2 * i], seeds[2 * i + 1]), alpha,
              claimed_delta) for i, pair in enumerate(pairs)]
     # side by side, every pair at once (each returns only its event); here, one after another
-    batches = [jobs] if workers.count > 1 else [[job] for job in jobs]
+    batches = [jobs] if side_by_side else [[job] for job in jobs]
     best = _NO_EVENT
     for batch in batches:
         if progress:
