@@ -320,9 +320,10 @@ class _Workers:
     """
 
     def __init__(self, mechanism: Mechanism) -> None:
-        self.copy = mechanism.worker_copy() if mechanism.parallelism() > 1 else None
+        wanted = getattr(mechanism, "parallelism", lambda: 1)()     # any object with ``sample``
+        self.copy = getattr(mechanism, "worker_copy", lambda: None)() if wanted > 1 else None
         self.client = getattr(mechanism, "client", None) if self.copy is not None else None
-        self.count = mechanism.parallelism() if self.copy is not None else 1
+        self.count = wanted if self.copy is not None else 1
         self._pool = None
 
     def __enter__(self) -> "_Workers":

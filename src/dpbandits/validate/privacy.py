@@ -169,14 +169,6 @@ class Claiming:
     def sample(self, table: Any, n: int, seed: int) -> np.ndarray:
         return self._record(table, self._candidate.sample(table, n, seed))
 
-    def sample_many(self, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:
-        many = getattr(self._candidate, "sample_many", None)
-        outputs = many(requests) if many else [self._candidate.sample(*r) for r in requests]
-        return [self._record(request[0], output) for request, output in zip(requests, outputs)]
-
-    def parallelism(self) -> int:
-        return getattr(self._candidate, "parallelism", lambda: 1)()
-
     def exact_model(self) -> None:
         """A black box: no trajectory probabilities."""
         return None
