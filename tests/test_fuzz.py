@@ -103,7 +103,12 @@ NOT_APPLICABLE = [
     (["audit", "--python", "x:y", "--claim-epsilon", "1", "--arms", "2", "--timeout", "5"], "--timeout"),
     (["audit", "--command", "true", "--arms", "2", "--claim-epsilon", "1", "--callable"], "--callable"),
     (["audit", "--python", "x:y", "--against", "ucb1"], "no privacy claim"),
-    (["audit", "--python", "x:y", "--against", "omm"], "matroid"),
+    (["audit", "--python", "x:y", "--against", "omm"], "no privacy claim"),
+    (["audit", "--command", "true", "--against", "dpucb-mat"], "--python"),
+    (["audit", "--python", "x:y", "--against", "dpucb-mat", "--arms", "3"], "--arms"),
+    (["validate", "--command", "true", "--against", "omm"], "--python"),
+    (["validate", "--python", "x:y", "--against", "omm", "--feedback", "bandit"], "--feedback"),
+    (["validate", "--python", "x:y", "--against", "omm", "--callable"], "--callable"),
     (["validate", "--command", "true", "--against", "ucb1", "--callable"], "--callable"),
     (["bounds", "ucb1", "--horizon", "20", "--epsilon", "1"], "--epsilon"),
     (["validate", "--python", "x:y", "--against", "ucb1", "--timeout", "5"], "--timeout"),
@@ -194,15 +199,17 @@ python_name = st.one_of(garbage, st.just("nocolon"), st.just("nosuch.py:X"), st.
 
 
 def _property_python_name(command: str, name: str) -> None:
-    argv = (["audit", "--python", name, "--against", "dp-se", "--samples", "100", "--no-progress"]
-            if command == "audit" else
-            ["validate", "--python", name, "--against", "ucb1", "--horizon", "20", "--no-progress"])
-    _assert_clean_refusal(argv, "")
+    argv = {"audit": ["audit", "--python", name, "--against", "dp-se", "--samples", "100"],
+            "audit-semi": ["audit", "--python", name, "--against", "dpucb-mat", "--samples", "100"],
+            "validate": ["validate", "--python", name, "--against", "ucb1", "--horizon", "20"],
+            "validate-semi": ["validate", "--python", name, "--against", "omm", "--horizon", "20"],
+            }[command]
+    _assert_clean_refusal(argv + ["--no-progress"], "")
 
 
 @pytest.mark.property
 @FAST
-@given(st.sampled_from(["audit", "validate"]), python_name)
+@given(st.sampled_from(["audit", "audit-semi", "validate", "validate-semi"]), python_name)
 def test_a_python_candidate_that_names_nothing_usable_is_one_line(command, name):
     _property_python_name(command, name)
 

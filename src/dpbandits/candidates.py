@@ -12,11 +12,17 @@ A *candidate* is someone else's implementation of a bandit algorithm, given as
     name (``K``; ``T`` or ``horizon``; ``epsilon`` or ``eps``; ``rng``, ``generator`` or
     ``random_state``), and any other parameter whose name is one of the problem's ``params``
     gets that value; parameters with defaults may be left out;
-  - ``OBJECT(rng)``: one required parameter of another name is the generator (the older form).
+  - ``OBJECT(rng)``: one required parameter of another name (not one of the problem's
+    ``params``) is the generator (the older form).
 
   The object it returns follows the single-run act/observe protocol of
   :mod:`dpbandits.audit.adapters`: ``act(t)`` returns an arm in 0..K-1, ``observe(t, arm,
   feedback)`` receives the pulled arm's reward (``bandit``) or the whole row (``full``).
+  With ``semi`` feedback (a matroid semi-bandit, the matroid in ``params["matroid"]``, so a
+  parameter named ``matroid`` gets it, and K = its L base arms) it first gets
+  ``observe(0, None, w0)`` with the free round-0 row, then ``act(t)`` returns k base arms
+  forming a basis and ``observe(t, arms, rewards)`` receives the sorted basis and its weights
+  (:class:`~dpbandits.audit.adapters.SemiPolicyMechanism`).
 * :class:`Command`, an external program in any language speaking the line protocol of
   docs/audit-protocol.md (``--command``); it reads K and T from each ``run`` line and takes any
   other parameter (epsilon) as its own arguments.
@@ -44,12 +50,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .audit.adapters import CallableMechanism, PolicyMechanism
+from .audit.adapters import CallableMechanism, PolicyMechanism, SemiPolicyMechanism
 from .audit.external import DEFAULT_TIMEOUT, CommandMechanism
 from .errors import DPBanditsError, check_positive_int
 
 __all__ = ["Problem", "Command", "load", "resolve", "builder", "CandidateMechanism",
-           "ALIASES"]
+           "SemiCandidateMechanism", "ALIASES"]
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "K": ("K", "k", "n_arms", "num_arms"),
@@ -65,7 +71,7 @@ class Problem:
     """The problem instance a Python candidate is built for, one run at a time."""
 
     K: int
-    """Number of arms."""
+    """Number of arms (base arms L for a semi-bandit)."""
     T: int
     """Horizon: rounds of the run."""
     epsilon: float | None = None
@@ -73,7 +79,8 @@ class Problem:
     params: Mapping[str, Any] = field(default_factory=dict)
     """The algorithm's other parameters (``--param``), by name."""
     feedback: str = "bandit"
-    """What the candidate observes: ``bandit`` (the pulled arm's reward) or ``full`` (the row)."""
+    """What the candidate observes: ``bandit`` (the pulled arm's reward), ``full`` (the row) or
+    ``semi`` (the played basis's weights; the matroid is ``params["matroid"]``)."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +174,18 @@ def builder(obj: Any, name: str | None = None) -> Callable[[Problem, np.random.G
     role = {alias: key for key, aliases in ALIASES.items() for alias in aliases}
     by_role = {role[n]: n for n in names if n in role}
     if not by_role and len(required) == 1:
-        return lambda problem, rng: obj(rng)            # the older factory(rng) form
+        only = required[0]
+        if only.kind == only.POSITIONAL_ONLY:
+            return lambda problem, rng: obj(rng)        # the older factory(rng) form
+
+        def older(problem: Problem, rng: np.random.Generator) -> Any:
+            # One required parameter named like a problem parameter (a semi-bandit's matroid)
+            # gets that value; any other name is the older factory(rng) form.
+            if only.name in problem.params:
+                return obj(**{p.name: problem.params[p.name] for p in parameters
+                              if p.name in problem.params})
+            return obj(rng)
+        return older
     if not by_role and len(required) == 0 and len(parameters) == 0 and not takes_keywords:
         return lambda problem, rng: obj()
     positional_only = [p.name for p in parameters if p.kind == p.POSITIONAL_ONLY]
@@ -236,6 +254,35 @@ class CandidateMechanism(PolicyMechanism):
         self.__dict__.update(state)
 
 
+class SemiCandidateMechanism(SemiPolicyMechanism):
+    """A Python semi-bandit candidate, built per run for :class:`Problem` (K = L base arms, T,
+    epsilon, params with the matroid, feedback ``semi``) with the run's generator, and driven round
+    by round like :class:`~dpbandits.audit.adapters.SemiPolicyMechanism`."""
+
+    def __init__(self, obj: Any, epsilon: float | None, params: Mapping[str, Any], *,
+                 claim_epsilon: float | None = None, workers: int = 1,
+                 label: str | None = None) -> None:
+        label = label or getattr(obj, "__name__", type(obj).__name__)
+        self.obj = obj
+        self.epsilon = epsilon
+        self.params = dict(params)
+        super().__init__(builder(obj, label), self.params.get("matroid"), claim_epsilon,
+                         workers=workers, label=label)
+
+    build_call = "building the candidate"
+
+    def _build(self, T: int, rng: np.random.Generator) -> Any:
+        problem = Problem(self.K, T, self.epsilon, self.params, "semi")
+        return self.factory(problem, rng)
+
+    def __reduce__(self):
+        return (SemiCandidateMechanism, (self.obj, self.epsilon, self.params),
+                {"claimed": self.claimed, "workers": self.workers, "label": self.label})
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+
 def load(candidate: Any, *, K: int, epsilon: float | None = None,
          params: Mapping[str, Any] | None = None, feedback: str = "bandit",
          claim_epsilon: float | None = None, workers: int = 1, table_function: bool = False,
@@ -248,11 +295,17 @@ def load(candidate: Any, *, K: int, epsilon: float | None = None,
     ``epsilon``). ``table_function``: the object is ``fn(table, rng) -> actions`` instead.
     ``check`` builds the candidate once for a two-round problem and checks that it has callable
     ``act`` and ``observe`` (a malformed candidate is one clear error before any work).
+    ``feedback="semi"``: a matroid semi-bandit candidate, ``params["matroid"]`` the matroid over
+    the K base arms whose bases it plays; only a Python class or factory (act/observe) or a
+    mechanism built already.
     """
     K = check_positive_int(K, "K", minimum=2)
     claim = epsilon if claim_epsilon is None else claim_epsilon
     if hasattr(candidate, "sample") and hasattr(candidate, "K"):
         return candidate
+    if feedback == "semi":
+        return _load_semi(candidate, K, epsilon, params, claim, workers, table_function, label,
+                          check)
     if isinstance(candidate, Command):
         return CommandMechanism(candidate.argv, K, claim, protocol=candidate.protocol,
                                 feedback=feedback, workers=workers, timeout=candidate.timeout,
@@ -270,7 +323,37 @@ def load(candidate: Any, *, K: int, epsilon: float | None = None,
     return mechanism
 
 
-def check_protocol(mechanism: CandidateMechanism) -> None:
+def _load_semi(candidate: Any, K: int, epsilon: float | None, params: Mapping[str, Any] | None,
+               claim: float | None, workers: int, table_function: bool, label: str | None,
+               check: bool) -> SemiCandidateMechanism:
+    from .reference.matroid import Matroid
+
+    params = dict(params or {})
+    matroid = params.get("matroid")
+    if not isinstance(matroid, Matroid):
+        raise DPBanditsError(f"a semi-bandit candidate plays bases of a matroid: give "
+                             f"params['matroid'], a Matroid over the K = {K} base arms "
+                             f"(got {matroid!r})")
+    if matroid.L != K:
+        raise DPBanditsError(f"params['matroid'] has L = {matroid.L} base arms but K = {K}")
+    if isinstance(candidate, Command):
+        raise DPBanditsError("the line protocol (docs/audit-protocol.md) has no message for a "
+                             "basis: a semi-bandit candidate is a Python class or factory")
+    if table_function:
+        raise DPBanditsError("a semi-bandit candidate is a Python act/observe class or factory, "
+                             "not a function of the table")
+    shown = label
+    if isinstance(candidate, (str, os.PathLike)):
+        shown = shown or str(candidate)
+        candidate = resolve(str(candidate))
+    mechanism = SemiCandidateMechanism(candidate, epsilon, params, claim_epsilon=claim,
+                                       workers=workers, label=shown)
+    if check:
+        check_protocol(mechanism)
+    return mechanism
+
+
+def check_protocol(mechanism: CandidateMechanism | SemiCandidateMechanism) -> None:
     """Build the candidate once for a two-round problem and check its act/observe methods."""
     try:
         policy = mechanism._build(2, np.random.default_rng(0))
@@ -279,8 +362,10 @@ def check_protocol(mechanism: CandidateMechanism) -> None:
     except Exception as error:
         raise DPBanditsError(f"{mechanism.label}: building the candidate raised "
                              f"{type(error).__name__}: {error}") from error
+    needs = ("act(t) -> basis and observe(t, arms, rewards)" if mechanism.feedback == "semi"
+             else "act(t) -> arm and observe(t, arm, feedback)")
     for method in ("act", "observe"):
         if not callable(getattr(policy, method, None)):
             raise DPBanditsError(
                 f"{mechanism.label}: the object it builds ({type(policy).__name__}) has no "
-                f"{method}() method; a candidate needs act(t) -> arm and observe(t, arm, feedback)")
+                f"{method}() method; a candidate needs {needs}")

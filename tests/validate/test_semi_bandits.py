@@ -143,7 +143,7 @@ def test_a_candidate_that_plays_no_basis_is_bad_input(arms, message):
 
 @pytest.mark.smoke
 def test_what_a_semi_bandit_candidate_must_be():
-    with pytest.raises(DPBanditsError, match="mechanism with K"):
+    with pytest.raises(DPBanditsError, match=r"no act\(\) method; a candidate needs act\(t\) -> basis"):
         validate(PlainOMM, "omm", **SMALL)
     with pytest.raises(DPBanditsError, match="base arms but the setting has 7"):
         validate(Replay(np.zeros((200, 3), int), K=5), "omm", **SMALL)
@@ -164,8 +164,9 @@ def test_means_give_a_uniform_matroid_of_rank_one_by_default():
 
 
 @pytest.mark.smoke
-def test_the_command_line_says_it_has_no_semi_bandit_protocol(capsys, tmp_path):
-    status = main(["validate", "--python", "x:Y", "--against", "dpucb-mat", "--epsilon", "1",
+def test_the_line_protocol_has_no_message_for_a_basis(capsys, tmp_path):
+    status = main(["validate", "--command", "true", "--against", "dpucb-mat", "--epsilon", "1",
                    "--out", str(tmp_path), "--no-progress"])
     error = capsys.readouterr().err
-    assert status == 2 and error.count("\n") == 1 and "from Python" in error, error
+    assert status == 2 and error.count("\n") == 1 and "--python" in error, error
+    assert not list(tmp_path.iterdir())

@@ -1,6 +1,6 @@
 """Black-box adapters: third-party Python code as a mechanism under test.
 
-Two shapes of user code are accepted, each for a single run:
+Three shapes of user code are accepted, each for a single run:
 
 * :class:`PolicyMechanism` wraps an object following the act/observe protocol of
   :mod:`dpbandits.reference.policy` for one run: ``factory(rng) -> policy``, then for rounds
@@ -8,6 +8,14 @@ Two shapes of user code are accepted, each for a single run:
   ``policy.observe(t, action, feedback)`` receives the pulled arm's reward as a float (``bandit``)
   or the whole row as a read-only (K,) array (``full``). The policy sees round t's rewards only
   after it has acted in round t.
+* :class:`SemiPolicyMechanism` wraps the same single-run protocol with matroid semi-bandit
+  feedback (Chandak, Hu & Hegde, Sec. 2; docs/algorithms/dpucb-mat.md): the policy first gets the
+  free round-0 row, ``policy.observe(0, None, w0)`` with w0 the read-only (L,) row of every base
+  arm's weight, then for t = 1..T ``policy.act(t)`` returns k distinct base arms (any integer
+  sequence or array), which must be a basis of the given matroid, and ``policy.observe(t, arms,
+  rewards)`` receives ``arms``, the basis sorted in increasing order as a read-only (k,) integer
+  array, and ``rewards``, their weights in that order, a read-only (k,) float array. The output
+  of ``sample`` is (n, T, k): every run's bases, sorted.
 * :class:`CallableMechanism` wraps ``fn(table, rng) -> actions``: the whole read-only (T, K) table
   and a generator in, the T actions out. Nothing stops ``fn`` from reading rewards before acting;
   that is the author's responsibility (the audit tests the action sequence either way).
@@ -18,7 +26,8 @@ of ``SeedSequence(seed)`` (:func:`run_seeds`), and nothing else, so a result dep
 from that generator; code that keeps state between runs (a module-level RNG, a cache) breaks
 this, and no adapter can detect it in general.
 
-Every output is checked (shape, integer type, range 0..K-1, NaN) and every exception raised by
+Every output is checked (shape, integer type, range 0..K-1, NaN; for a semi-bandit policy,
+that the base arms are distinct and form a basis of the matroid) and every exception raised by
 user code is turned into a :class:`~dpbandits.errors.DPBanditsError` naming the run, the round
 and the problem, with the original exception chained.
 """
@@ -37,7 +46,7 @@ from ..reference.environments import Table
 from ..reference.privacy import Guarantee
 from .mechanism import Mechanism, as_table
 
-__all__ = ["PolicyMechanism", "CallableMechanism", "run_seeds", "claimed_guarantee",
+__all__ = ["PolicyMechanism", "SemiPolicyMechanism", "CallableMechanism", "run_seeds", "claimed_guarantee",
            "checked_sample_arguments"]
 
 FEEDBACK_MODELS = ("bandit", "full")
@@ -67,9 +76,9 @@ def checked_sample_arguments(table: Table | np.ndarray, n: int, seed: int, K: in
     return table, check_positive_int(n, "n"), check_seed(seed)
 
 
-def _checked_feedback_model(feedback: str) -> str:
-    if feedback not in FEEDBACK_MODELS:
-        raise DPBanditsError(f"feedback must be one of {FEEDBACK_MODELS}, got {feedback!r}")
+def _checked_feedback_model(feedback: str, models: tuple[str, ...] = FEEDBACK_MODELS) -> str:
+    if feedback not in models:
+        raise DPBanditsError(f"feedback must be one of {models}, got {feedback!r}")
     return feedback
 
 
@@ -83,18 +92,22 @@ def _read_only(X: np.ndarray) -> np.ndarray:
 class _PythonMechanism(Mechanism):
     """Shared plumbing: argument checks, per-run seeds, chunks over worker processes."""
 
+    feedback_models: tuple[str, ...] = FEEDBACK_MODELS
+    """The feedback models the adapter can deliver."""
+
     def __init__(self, K: int, claim_epsilon: float | None, feedback: str, workers: int,
                  label: str) -> None:
         self.K = check_positive_int(K, "K", minimum=2)
         self.claimed = claimed_guarantee(claim_epsilon)
-        self.feedback = _checked_feedback_model(feedback)
+        self.feedback = _checked_feedback_model(feedback, self.feedback_models)
         self.workers = check_positive_int(workers, "workers")
         self.label = str(label)
 
     def sample(self, table: Table | np.ndarray, n: int, seed: int) -> np.ndarray:
-        """``n`` independent runs on ``table``: an int32 array of shape (n, T), arms in 0..K-1."""
+        """``n`` independent runs on ``table``: an int32 array of shape (n, T), arms in 0..K-1
+        ((n, T, k) bases for a semi-bandit policy)."""
         table, n, seed = checked_sample_arguments(table, n, seed, self.K, self.label)
-        X = _read_only(table.X)
+        X = self._rows(table)
         seeds = run_seeds(seed, n)
         if self.workers == 1 or n == 1:
             return self._run_chunk(X, 0, seeds)
@@ -115,9 +128,17 @@ class _PythonMechanism(Mechanism):
                                  f"can be pickled (defined at module level): "
                                  f"{type(error).__name__}: {error}") from error
 
+    def _rows(self, table: Table) -> np.ndarray:
+        """The read-only rows every run reads: the table's rounds 1..T."""
+        return _read_only(table.X)
+
+    def _run_shape(self, X: np.ndarray) -> tuple[int, ...]:
+        """The shape of one run's output: (T,) actions."""
+        return (X.shape[0],)
+
     def _run_chunk(self, X: np.ndarray, start: int,
                    seeds: list[np.random.SeedSequence]) -> np.ndarray:
-        actions = np.empty((len(seeds), X.shape[0]), dtype=np.int32)
+        actions = np.empty((len(seeds),) + self._run_shape(X), dtype=np.int32)
         for offset, run_seed in enumerate(seeds):
             actions[offset] = self._run(X, np.random.default_rng(run_seed), start + offset)
         return actions
@@ -184,6 +205,104 @@ class PolicyMechanism(_PythonMechanism):
         return np.asarray(actions, dtype=np.int32)
 
 
+class SemiPolicyMechanism(PolicyMechanism):
+    """A single-run act/observe policy with semi-bandit feedback on a matroid, run ``n`` times.
+
+    ``factory(rng) -> policy`` as for :class:`PolicyMechanism`; ``matroid`` is the
+    :class:`~dpbandits.reference.matroid.Matroid` whose bases the policy plays (``K`` = its L
+    base arms, k = its rank). Every table must carry the free row 0 (``table.X0``). The protocol
+    (module docstring): ``observe(0, None, w0)``, then ``act(t)`` -> k base arms forming a basis,
+    ``observe(t, arms, rewards)`` with the sorted basis and its weights in that order, both
+    read-only (k,) arrays. ``sample`` returns the sorted bases, an int32 array of shape (n, T, k).
+    A value that is not k distinct base arms or not a basis stops the run with a
+    :class:`~dpbandits.errors.DPBanditsError` naming the run and the round.
+    """
+
+    def __init__(self, factory: Callable[[np.random.Generator], Any], matroid: Any,
+                 claim_epsilon: float | None, *, workers: int = 1,
+                 label: str | None = None) -> None:
+        from ..reference.matroid import Matroid
+
+        if not isinstance(matroid, Matroid):
+            raise DPBanditsError(f"matroid must be a Matroid (dpbandits.reference.matroid), "
+                                 f"got {matroid!r}")
+        self.matroid = matroid
+        self.k = matroid.rank
+        self._bases: dict[tuple[int, ...], bool] = {}
+        super().__init__(factory, matroid.L, claim_epsilon, "semi", workers=workers, label=label)
+
+    feedback_models = ("semi",)
+
+    def _rows(self, table: Table) -> np.ndarray:
+        """Row 0 and rounds 1..T, shape (T + 1, L), read-only."""
+        if table.X0 is None:
+            raise DPBanditsError(f"{self.label} observes a row 0 before round 1 (the matroid "
+                                 f"algorithms' w_0): the table needs X0")
+        return _read_only(np.vstack([table.X0, table.X]))
+
+    def _run_shape(self, X: np.ndarray) -> tuple[int, ...]:
+        return (X.shape[0] - 1, self.k)
+
+    def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
+        where = f"{self.label}: run {i}"
+        T = X.shape[0] - 1
+        policy = _call(where, self.build_call, self._build, T, rng)
+        act, observe = _protocol_methods(policy, where, "act(t) -> basis",
+                                         "observe(t, arms, rewards)")
+        bases = np.empty((T, self.k), dtype=np.int32)
+        t, call = 0, "policy.observe(0, None, w0)"
+        try:
+            observe(0, None, X[0])
+            for t in range(1, T + 1):
+                call = f"policy.act({t})"
+                arms = self._checked_basis(act(t), f"{where}: {call}")
+                rewards = X[t, arms]
+                rewards.setflags(write=False)
+                call = f"policy.observe({t}, ...)"
+                observe(t, arms, rewards)
+                bases[t - 1] = arms
+        except DPBanditsError:
+            raise
+        except Exception as error:
+            hint = (" (a matroid semi-bandit candidate observes the whole round-0 row first)"
+                    if t == 0 else "")
+            raise DPBanditsError(f"{where}: {call} raised {type(error).__name__}: "
+                                 f"{error}{hint}") from error
+        return bases
+
+    def _checked_basis(self, value: Any, where: str) -> np.ndarray:
+        """k distinct base arms forming a basis, sorted, as a read-only int64 array."""
+        try:
+            arms = np.asarray(value)
+        except Exception as error:
+            raise DPBanditsError(f"{where} returned {value!r}, not a sequence of base arms: "
+                                 f"{error}") from error
+        L, k = self.K, self.k
+        if arms.shape != (k,):
+            got = f"{value!r}" if arms.ndim == 0 else f"shape {arms.shape}"
+            raise DPBanditsError(f"{where} must return k = {k} base arms (a basis), got {got}")
+        if arms.dtype.kind not in "iu":
+            raise DPBanditsError(f"{where} returned {arms.tolist()!r} of dtype {arms.dtype}; "
+                                 f"base arms are integers in 0..{L - 1}")
+        if arms.min() < 0 or arms.max() >= L:
+            raise DPBanditsError(f"{where} returned base arms {arms.tolist()}, outside 0..{L - 1}")
+        arms = np.sort(arms.astype(np.int64))
+        key = tuple(arms.tolist())
+        known = self._bases.get(key)
+        if known is None:
+            known = len(set(key)) == k and self.matroid.is_basis(key)
+            self._bases[key] = known
+        if not known:
+            what = "repeats a base arm" if len(set(key)) < k else f"is not a basis of {self.matroid!r}"
+            raise DPBanditsError(f"{where} returned the super arm {list(key)}, which {what}")
+        arms.setflags(write=False)
+        return arms
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(label={self.label!r}, matroid={self.matroid!r}, "
+                f"claimed={self.claimed}, workers={self.workers})")
+
+
 class CallableMechanism(_PythonMechanism):
     """A function ``fn(table, rng) -> actions`` mapping the (T, K) table to T actions, run ``n`` times.
 
@@ -207,15 +326,16 @@ class CallableMechanism(_PythonMechanism):
         return _checked_sequence(output, X.shape[0], self.K, where)
 
 
-def _protocol_methods(policy: Any, where: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+def _protocol_methods(policy: Any, where: str, act: str = "act(t) -> arm",
+                      observe: str = "observe(t, arm, feedback)",
+                      ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The policy's act and observe methods; a missing one is a clear error."""
     methods = []
     for name in ("act", "observe"):
         method = getattr(policy, name, None)
         if not callable(method):
             raise DPBanditsError(f"{where}: the candidate object ({type(policy).__name__}) has no "
-                                 f"{name}() method; it needs act(t) -> arm and "
-                                 f"observe(t, arm, feedback)")
+                                 f"{name}() method; it needs {act} and {observe}")
         methods.append(method)
     return methods[0], methods[1]
 

@@ -4,7 +4,9 @@ Audits one registered algorithm (``ALGO``), every algorithm and variant (``--all
 candidate implementation: an external program speaking the line protocol (``--command``) or a
 Python class or factory (``--python``). ``--against ALGO`` audits the candidate with what the
 reference knows about ALGO: its claim, its worst-case pairs and a horizon that reaches its first
-data-dependent output (:func:`dpbandits.validate.privacy.audit_against`).
+data-dependent output (:func:`dpbandits.validate.privacy.audit_against`). Against a matroid
+ALGO the candidate is a Python class that plays bases of the matroid of ``validate``'s default
+setting (chandak-synthetic), audited on pairs that give a row 0.
 """
 
 from __future__ import annotations
@@ -189,15 +191,24 @@ def _audit_candidate(args: argparse.Namespace):
         return replace(result, notes=tuple(result.notes) + (blind_spots(T, mechanism.K),))
     against = canonical(args.against)
     cls = get(against)
-    if cls.feedback == "semi":
-        raise DPBanditsError(f"--against {against}: a matroid algorithm; candidates are audited "
-                             f"against bandit and full-information algorithms")
     params = next(iter(parse_params(args.param, [against]).values()))
-    K = args.arms or DEFAULT_ARMS.get(against, 2)
     eps = args.epsilon if cls.private else None
     if eps is None:
         raise DPBanditsError(f"--against {against}: {against} makes no privacy claim; there is "
                              f"nothing to audit")
+    if cls.feedback == "semi":
+        from ..validate.core import DEFAULT_MATROID_SETTING, semi_bandit_matroid
+
+        if args.external:
+            raise DPBanditsError(f"--against {against}: a matroid semi-bandit, and the line "
+                                 f"protocol has no message for a basis: name a Python class "
+                                 f"that plays bases with --python FILE.py:OBJECT")
+        if args.arms is not None:
+            raise DPBanditsError(f"--arms does not apply: a candidate of {against} plays bases "
+                                 f"of the {DEFAULT_MATROID_SETTING} matroid")
+        K = semi_bandit_matroid(None, None, params).L
+    else:
+        K = args.arms or DEFAULT_ARMS.get(against, 2)
     samples = args.samples or SAMPLES["against"]
     limits.check_audit_size(samples, args.horizon or COMMAND_HORIZON)
     mechanism = load(named, K=K, epsilon=eps, params=params, feedback=cls.feedback,

@@ -63,16 +63,29 @@ def run(args: argparse.Namespace) -> int:
 
     against = canonical(args.against)
     cls = get(against)
-    if cls.feedback == "semi":
-        raise DPBanditsError(f"{against} is a matroid semi-bandit, and the command line has no "
-                             f"protocol for a candidate that plays bases: validate it from Python "
-                             f"(dpbandits.validate.validate with a mechanism whose sample(table, "
-                             f"n, seed) returns the bases)")
-    if args.means is not None:
+    semi = cls.feedback == "semi"
+    if semi and args.external:
+        raise DPBanditsError(f"{against} is a matroid semi-bandit and the line protocol has no "
+                             f"message for a basis: name a Python class that plays bases with "
+                             f"--python FILE.py:OBJECT")
+    if semi and args.feedback is not None:
+        raise DPBanditsError(f"--feedback does not apply: a candidate of {against} observes the "
+                             f"weights of the basis it plays (semi-bandit)")
+    if semi and args.callable:
+        raise DPBanditsError(f"--callable does not apply: a candidate of {against} is an "
+                             f"act/observe class that plays bases")
+    params = next(iter(parse_params(args.param, [against]).values()))
+    if semi:
+        from ..validate.core import semi_bandit_matroid
+
+        if args.means is not None:
+            check_means(args.means, "--means")
+        K = semi_bandit_matroid(args.setting, args.means, params).L
+    elif args.means is not None:
         K = check_means(args.means, "--means").size
     else:
         K = get_setting(args.setting or DEFAULT_SETTING).environment().K
-    feedback = args.feedback or ("full" if cls.feedback == "full" else "bandit")
+    feedback = cls.feedback if semi else args.feedback or ("full" if cls.feedback == "full" else "bandit")
     if args.epsilon is not None and not cls.private:
         raise DPBanditsError(f"--epsilon does not apply: {against} is not private")
     claim = args.epsilon if cls.private else None
@@ -82,7 +95,6 @@ def run(args: argparse.Namespace) -> int:
         if value != default]
     if args.python and not_for_python:
         raise DPBanditsError(f"{', '.join(not_for_python)} applies to --command, not to --python")
-    params = next(iter(parse_params(args.param, [against]).values()))
     limits.check_simulation_size(args.runs, args.horizon, K)
     out = check_out(args.out)
     if args.external:

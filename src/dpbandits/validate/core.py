@@ -19,7 +19,9 @@ expected count is below 5), the pseudo-regret at the checkpoints (Mann-Whitney U
 :mod:`dpbandits.validate.stats` for each test's guarantee.
 
 **Semi-bandits.** Against a matroid algorithm (OMM, CTS, DPUCB-MAT, DPTS-MAT: Chandak, Hu &
-Hegde, Sec. 2) the candidate is a mechanism with ``K`` = L base arms, ``feedback = "semi"`` and
+Hegde, Sec. 2) the candidate is a single-run act/observe class that plays bases
+(:class:`~dpbandits.audit.adapters.SemiPolicyMechanism`, built with the matroid in
+``params["matroid"]``), or a mechanism with ``K`` = L base arms, ``feedback = "semi"`` and
 ``sample(table, n, seed)`` returning bases of shape (n, T, k), k the matroid's rank; the tables
 carry the free row 0 (``table.X0``) these algorithms observe before round 1. Every basis is
 checked against the matroid and sorted (its order within a round is post-processing). The
@@ -63,6 +65,7 @@ from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_pr
 from . import stats as st
 
 __all__ = ["Comparison", "Validation", "validate", "checkpoints_for", "rounds_for",
+           "semi_bandit_matroid",
            "DEFAULT_HORIZON", "DEFAULT_RUNS", "DEFAULT_SETTING", "MIN_RUNS"]
 
 from .defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
@@ -699,8 +702,10 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         Anything :func:`dpbandits.candidates.load` accepts: a Python class or factory (built per
         run for the problem K, T, epsilon, params), ``MODULE:OBJECT`` or ``FILE.py:OBJECT``, a
         :class:`~dpbandits.candidates.Command`, or a mechanism with ``K``, ``feedback``,
-        ``label`` and ``sample(table, n, seed)``. Against a matroid semi-bandit ALGO only such a
-        mechanism, with ``feedback = "semi"``, returning (n, T, k) bases.
+        ``label`` and ``sample(table, n, seed)``. Against a matroid semi-bandit ALGO: a Python
+        act/observe class or factory, built with the problem's matroid in ``params["matroid"]``
+        (:class:`~dpbandits.audit.adapters.SemiPolicyMechanism`), or a mechanism with
+        ``feedback = "semi"`` whose ``sample`` returns (n, T, k) bases.
     against, variant, params
         The reference: registered algorithm ALGO, its variant (default: ALGO's default) and
         extra parameters.
@@ -746,16 +751,10 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     problem = (_Bases.build(setting, means, params) if semi
                else _Arms.build(setting, means))
     if not (hasattr(candidate, "K") and hasattr(candidate, "sample")):
-        if semi:
-            raise DPBanditsError(
-                f"{against} is a matroid semi-bandit: the candidate must be a mechanism with K "
-                f"(base arms), feedback = 'semi' and sample(table, n, seed) returning bases of "
-                f"shape (n, T, k); act/observe classes and programs are loaded for bandit and "
-                f"full-information algorithms only")
         from ..candidates import load
 
         candidate = load(candidate, K=problem.K, epsilon=epsilon if cls.private else None,
-                         params=params, feedback="full" if cls.feedback == "full" else "bandit")
+                         params=params, feedback=cls.feedback)
     feedback = getattr(candidate, "feedback", "bandit")
     if feedback != cls.feedback:
         raise DPBanditsError(f"the candidate observes {feedback!r} feedback but {against} is a "
@@ -829,6 +828,14 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
     say("regret: checks against the bounds")
     _check_regret(result, against, reference.variant, cls.needs_horizon, problem.bound_values())
     return result
+
+
+def semi_bandit_matroid(setting: str | None, means: Any, params: dict[str, Any]) -> Any:
+    """The matroid a semi-bandit candidate plays in :func:`validate` with this ``setting`` or
+    ``means`` (module docstring: default :data:`DEFAULT_MATROID_SETTING`); ``params`` gets it
+    as ``params["matroid"]``, as :func:`validate` does. Raises on a setting that is not a
+    matroid setting or a matroid that is not the setting's."""
+    return _Bases.build(setting, means, params).matroid
 
 
 def _check_regret(result: Validation, against: str, variant: str | None, needs_horizon: bool,
