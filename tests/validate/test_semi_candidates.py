@@ -8,6 +8,8 @@ smoke (bad input: one line, exit status 2, before any work).
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,9 @@ from dpbandits.cli import main
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference.matroid import Uniform, matroid_setting
 
-EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "validate" / "omm.py")
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = str(ROOT / "examples" / "validate" / "omm.py")
+PAGE = ROOT / "docs" / "algorithms" / "dpucb-mat.md"
 MATROID = matroid_setting("chandak-synthetic").matroid
 SMALL = ["--horizon", "120", "--runs", "30", "--seed", "0", "--no-progress"]
 
@@ -65,15 +69,32 @@ def test_the_example_conforms_on_the_command_line(capsys, tmp_path):
     assert "behaviour: CONFORMS" in out.out and "a basis of Linear(L=7" in out.out
 
 
+def _page_command(name: str) -> tuple[list[str], list[str]]:
+    """The page's ``dpbandits validate`` command naming ``name`` and the output lines it shows."""
+    blocks = re.findall(r"```(\w*)\n(.*?)```", PAGE.read_text(), re.S)
+    for (kind, body), (_, shown) in zip(blocks, blocks[1:]):
+        if kind == "bash" and name in body:
+            return shlex.split(body.strip())[1:], shown.splitlines()
+    raise AssertionError(f"{PAGE.name} shows no command with {name}")
+
+
 @pytest.mark.statistical
-def test_a_wrong_constant_differs_on_the_command_line(capsys, tmp_path):
-    """alpha = 0.5 in the radius: OMM is deterministic given the table, and from round 7 on
-    every run on the fixed table plays another super arm than the reference's; at this size and
-    seed 58 of the 94 comparisons are rejected (35 of 62 path, 23 of 32 outcome, regret at
-    t = 15: p = 3.7e-06), so missing every one has negligible probability. Exit status 1."""
-    status, out = _validate(capsys, tmp_path, f"{EXAMPLE}:WrongRadius")
-    assert status == 1, out.out + out.err
-    assert "behaviour: DIFFERS" in out.out
+@pytest.mark.exact
+def test_a_wrong_constant_differs_on_the_command_line_as_the_page_shows(capsys, tmp_path,
+                                                                          monkeypatch):
+    """alpha = 0.5 in the radius (the page's command, T = 200, 40 runs, seed 0): OMM is
+    deterministic given the table, and from round 7 on every run on the fixed table plays
+    another super arm than the reference's; 59 of the 94 comparisons are rejected (37 of 62
+    path, 22 of 32 outcome, pulls of base arm 0 at t = 25: p = 5.3e-09), so missing every one
+    has negligible probability. Exit status 1, and every line the page shows is printed."""
+    argv, shown = _page_command("omm.py:WrongRadius")
+    monkeypatch.chdir(ROOT)
+    status = main(argv + ["--no-progress", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 1, out
+    printed = [line.rstrip() for line in out.splitlines()]
+    missing = [line for line in shown if line.strip() != "..." and line.rstrip() not in printed]
+    assert not missing, f"not printed: {missing}\nprinted:\n{out}"
 
 
 @pytest.mark.smoke
