@@ -3,7 +3,8 @@
 The candidate of the statistical tests is examples/validate/omm.py, the OMM a user copies.
 
 Kinds: statistical (fixed seeds; each states its failure probability and the rate it guards),
-smoke (bad input: one line, exit status 2, before any work).
+exact (the page's output line by line; the same bases whatever the number of workers), smoke
+(bad input: one line, exit status 2, before any work).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import re
 import shlex
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dpbandits.candidates import Command, SemiCandidateMechanism, load
 from dpbandits.cli import main
 from dpbandits.errors import DPBanditsError
+from dpbandits.reference import Table
 from dpbandits.reference.matroid import Uniform, matroid_setting
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,3 +143,31 @@ def test_the_audit_against_dpucb_mat_finds_the_non_private_example(capsys):
                    "--horizon", "2", "--samples", "100", "--no-progress"])
     out = capsys.readouterr().out
     assert status == 1 and "VIOLATION" in out and "row 0" in out, out
+
+
+class RandomBasis:
+    """A uniformly random order of the base arms, greedily made a basis, every round."""
+
+    def __init__(self, matroid, rng):
+        self.matroid, self.rng = matroid, rng
+
+    def act(self, t):
+        basis: list[int] = []
+        for e in self.rng.permutation(self.matroid.L).tolist():
+            if self.matroid.is_independent(basis + [e]):
+                basis.append(e)
+        return basis
+
+    def observe(self, t, arms, rewards):
+        pass
+
+
+@pytest.mark.exact
+def test_a_loaded_candidate_gives_the_same_bases_with_two_workers():
+    environment = matroid_setting("chandak-synthetic")
+    rows = environment.table(11, np.random.default_rng(0))
+    table = Table(rows[1:], X0=rows[0])
+    bases = [load(RandomBasis, K=7, params={"matroid": MATROID}, feedback="semi",
+                  workers=workers).sample(table, 12, 4) for workers in (1, 2)]
+    np.testing.assert_array_equal(bases[0], bases[1])
+    assert bases[0].shape == (12, 10, 3) and len({run.tobytes() for run in bases[0]}) > 1
