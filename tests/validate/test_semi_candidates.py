@@ -171,3 +171,38 @@ def test_a_loaded_candidate_gives_the_same_bases_with_two_workers():
                   workers=workers).sample(table, 12, 4) for workers in (1, 2)]
     np.testing.assert_array_equal(bases[0], bases[1])
     assert bases[0].shape == (12, 10, 3) and len({run.tobytes() for run in bases[0]}) > 1
+
+
+DPUCB_MAT_EXAMPLE = str(ROOT / "examples" / "validate" / "dpucb_mat.py")
+
+
+@pytest.mark.statistical
+def test_the_dpucb_mat_example_conforms_on_the_command_line(capsys, tmp_path):
+    """examples/validate/dpucb_mat.py (DPUCB-MAT, variant corrected, written from the page)
+    against dpucb-mat at eps = 1, T = 120, 30 runs, seed 0, audit skipped: a conforming
+    candidate is called `differs` with probability <= alpha = 0.05 (Holm over the 94
+    comparisons, up to Mann-Whitney's normal approximation); exit status 0 here."""
+    status, out = _validate(capsys, tmp_path, f"{DPUCB_MAT_EXAMPLE}:DPUCBMat", "dpucb-mat",
+                            "--variant", "corrected", "--epsilon", "1", "--audit-samples", "0")
+    assert status == 0, out.out + out.err
+    assert "behaviour: CONFORMS" in out.out and "privacy: NOT AUDITED" in out.out, out.out
+
+
+@pytest.mark.slow
+@pytest.mark.statistical
+@pytest.mark.exact
+def test_the_dpucb_mat_example_is_audited_consistent_as_the_page_shows(capsys, tmp_path,
+                                                                        monkeypatch):
+    """The page's command (T = 200, 40 runs, 1000 audit samples, seed 0; about 50 s): a
+    conforming candidate is called `differs` with probability <= alpha = 0.05, and a faithful
+    eps-DP one is flagged by the audit (a lower bound above eps = 1) with probability <= alpha.
+    Exit status 0, and every line the page shows is printed."""
+    argv, shown = _page_command("dpucb_mat.py:DPUCBMat")
+    monkeypatch.chdir(ROOT)
+    status = main(argv + ["--no-progress", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "behaviour: CONFORMS" in out and "privacy: CONSISTENT" in out, out
+    printed = [line.rstrip() for line in out.splitlines()]
+    missing = [line for line in shown if line.strip() != "..." and line.rstrip() not in printed]
+    assert not missing, f"not printed: {missing}\nprinted:\n{out}"
