@@ -1,0 +1,162 @@
+"""Behaviour kept across restructuring: the JSON that fixed invocations of the command print or
+write is compared with stored copies (``tests/data/golden/``), field by field, with timings left
+out. A change of the code's structure must leave every one of them identical; a change that means
+to move a number regenerates the copies in its own commit and says why.
+
+Kinds: exact (the same seeds give the same numbers, so any difference is a change of behaviour).
+``list --json`` and the validations run by default (about 30 s); ``audit --all`` and the tiny
+report's audit, bounds and algorithm parts are ``slow`` (about 2 minutes with two workers).
+
+Regenerate with ``python tests/test_golden.py --write [NAME ...]`` from the repository's root.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "data" / "golden"
+
+TIMING = ("seconds", "bounds_seconds")
+"""Fields that hold wall-clock times: the only fields not compared."""
+
+VALIDATIONS = {
+    "validate-ucb1": ["--command", "sh examples/validate/ucb1.sh", "--protocol", "interactive",
+                      "--against", "ucb1", "--horizon", "500", "--runs", "100"],
+    "validate-lazy": ["--python", "examples/validate/implementations.py:PlainLazyUCB",
+                      "--against", "anytime-lazy-ucb", "--epsilon", "1", "--horizon", "300",
+                      "--runs", "50"],
+    "validate-peek": ["--python", "examples/validate/implementations.py:peeking_leader",
+                      "--callable", "--against", "ftl", "--horizon", "200", "--runs", "30"],
+    "validate-omm": ["--python", "examples/validate/omm.py:OMM", "--against", "omm",
+                     "--horizon", "300", "--runs", "30"],
+}
+"""Validations of the example candidates: a program, a class, a function of the whole table
+and a semi-bandit class (one of them differs: ``peeking_leader`` looks ahead)."""
+
+REPORT_PARTS = ("algorithms", "audit", "bounds")
+"""The parts of ``report --budget tiny`` that restructuring must not move (the reproductions'
+verdicts are judged by the claims' readings, which change on their own)."""
+
+
+def _dpbandits(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c",
+                           "import sys; from dpbandits.cli import main; sys.exit(main())", *args],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def _normalised(value):
+    """``value`` without timing fields, floats rounded to 12 significant digits (the JSON
+    writer's own rounding differs between platforms in the last digit only)."""
+    if isinstance(value, dict):
+        return {k: _normalised(v) for k, v in value.items() if k not in TIMING}
+    if isinstance(value, list):
+        return [_normalised(v) for v in value]
+    if isinstance(value, float) and math.isfinite(value) and value != 0.0:
+        return float(f"{value:.12g}")
+    return value
+
+
+def _differences(got, want, where: str = "") -> list[str]:
+    """The paths at which ``got`` and ``want`` differ (at most a few, for a readable failure)."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        out = [f"{where}/{k}: missing" for k in want if k not in got]
+        out += [f"{where}/{k}: new" for k in got if k not in want]
+        for k in want:
+            if k in got:
+                out += _differences(got[k], want[k], f"{where}/{k}")
+        return out
+    if isinstance(got, list) and isinstance(want, list):
+        if len(got) != len(want):
+            return [f"{where}: {len(got)} items, stored {len(want)}"]
+        return [d for i, (g, w) in enumerate(zip(got, want)) for d in _differences(g, w, f"{where}[{i}]")]
+    return [] if got == want else [f"{where}: {str(got)[:120]!r} != stored {str(want)[:120]!r}"]
+
+
+def _produce(name: str) -> dict | list:
+    """Run the invocation called ``name`` and return its JSON."""
+    if name == "list":
+        done = _dpbandits("list", "--json")
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+    if name in VALIDATIONS:
+        with tempfile.TemporaryDirectory() as out:
+            done = _dpbandits("validate", *VALIDATIONS[name], "--json", "--out", out,
+                              "--no-progress")
+        assert done.returncode in (0, 1), done.stderr
+        return json.loads(done.stdout)
+    if name == "audit-all":
+        with tempfile.TemporaryDirectory() as out:
+            done = _dpbandits("audit", "--all", "--workers", "2", "--out", out, "--no-progress")
+            assert done.returncode == 1, done.stderr
+            return json.loads((Path(out) / "audit-claims.json").read_text())
+    if name.startswith("report-tiny-"):
+        raise AssertionError("report parts are produced together by _report_parts")
+    raise KeyError(name)
+
+
+def _report_parts() -> dict[str, dict]:
+    with tempfile.TemporaryDirectory() as out:
+        done = _dpbandits("report", "--budget", "tiny", "--workers", "2", "--out", out,
+                          "--no-progress", "--part", "algorithms", "--part", "audit",
+                          "--part", "bounds")
+        assert done.returncode in (0, 1), done.stderr
+        return {f"report-tiny-{p}": json.loads((Path(out) / "parts" / f"{p}.json").read_text())
+                for p in REPORT_PARTS}
+
+
+def _check(name: str, got) -> None:
+    want = json.loads((GOLDEN / f"{name}.json").read_text())
+    found = _differences(_normalised(got), _normalised(want))
+    assert not found, f"{name} moved ({len(found)} differences):\n" + "\n".join(found[:12])
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name", ["list", *VALIDATIONS])
+def test_output_is_unchanged(name):
+    _check(name, _produce(name))
+
+
+@pytest.mark.exact
+@pytest.mark.slow
+def test_audit_all_is_unchanged():
+    _check("audit-all", _produce("audit-all"))
+
+
+@pytest.mark.exact
+@pytest.mark.slow
+def test_tiny_report_parts_are_unchanged():
+    for name, got in _report_parts().items():
+        _check(name, got)
+
+
+@pytest.mark.exact
+def test_a_moved_number_is_found():
+    stored = json.loads((GOLDEN / "validate-lazy.json").read_text())
+    moved = json.loads(json.dumps(stored))
+    moved["evidence"]["path"]["largest_effect"]["effect"] += 1e-9
+    moved["seconds"] = 123.0
+    found = _differences(_normalised(moved), _normalised(stored))
+    assert len(found) == 1 and found[0].startswith("/evidence/path/largest_effect/effect: ")
+
+
+def _write(names: list[str]) -> None:
+    names = names or ["list", *VALIDATIONS, "audit-all", *(f"report-tiny-{p}" for p in REPORT_PARTS)]
+    parts = _report_parts() if any(n.startswith("report-tiny-") for n in names) else {}
+    for name in names:
+        value = parts[name] if name in parts else _produce(name)
+        (GOLDEN / f"{name}.json").write_text(json.dumps(value, indent=1) + "\n")
+        print(f"wrote {GOLDEN / name}.json")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--write"]:
+        sys.exit("usage: python tests/test_golden.py --write [NAME ...]")
+    _write(sys.argv[2:])
