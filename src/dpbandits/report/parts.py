@@ -1,0 +1,194 @@
+"""The builders of the report's parts: each runs its stage and returns a :class:`~.plan.Part`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from ..errors import DPBanditsError
+from ..files import write_atomically
+from .plan import Part
+
+__all__ = ["BUILDERS", "REPRODUCE_VERDICTS"]
+
+def _algorithms(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
+               backend: str = "auto") -> Part:
+    from ..reference import algorithms
+
+    lines = ["| algorithm | paper | feedback | variant: claim at epsilon = 1 |", "|---|---|---|---|"]
+    infos = algorithms(1.0)
+    for info in infos:
+        claims = "; ".join(f"{v}: {c}" for v, c in info.claims.items())
+        lines.append(f"| `{info.name}` | {info.paper} | {info.feedback} | {claims} |")
+    return Part("algorithms", "\n".join(lines), {"algorithms": len(infos),
+                                                 "variants": sum(len(i.variants) for i in infos)})
+
+
+def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
+               backend: str = "auto") -> Part:
+    from ..audit import audit_all, claims_table
+    from ..audit.runner import AUDIT_PRESETS
+
+    presets = {"dp-ucb-int": {**AUDIT_PRESETS.get("dp-ucb-int", {}),
+                              "samples": budget["audit_int_samples"]},
+               # the designed pairs of DP-UCB refute its printed claim at 50 000 runs, not at
+               # 20 000 (docs/audit-design.md): 5 x the budget's test sample
+               "dp-ucb": {**AUDIT_PRESETS.get("dp-ucb", {}),
+                          "samples": 5 * budget["audit_samples"]}}
+    results = audit_all(1.0, samples=budget["audit_samples"], seed=seed, presets=presets,
+                        client=client, workers=workers, resume=out / "audit-results",
+                        progress=say, backend=backend)
+    table = claims_table(results)
+    data = [r.to_dict() for r in results]
+    write_atomically(out / "audit-claims.json", json.dumps(data, indent=1))
+    from ..reference.registry import ALGORITHMS
+
+    def registered(r) -> bool:
+        return r.mechanism.partition("[")[0] in ALGORITHMS
+
+    violations = [r.mechanism for r in results if r.verdict == "violation" and registered(r)]
+    consistent = [r.mechanism for r in results if r.verdict == "consistent" and registered(r)]
+    controls = {r.mechanism: r.verdict for r in results if not registered(r)}
+    false_missed = [r.mechanism for r in results
+                    if registered(r) and r.claim_status == "false" and r.verdict != "violation"]
+    reasons = {m: _unrefuted_reason(m, budget["audit_samples"], seed) for m in false_missed}
+    text = (f"{budget['audit_samples']} test runs per side for each variant "
+            f"({budget['audit_int_samples']} for dp-ucb-int's counterexample, "
+            f"{5 * budget['audit_samples']} for dp-ucb's designed pairs), 95% confidence, "
+            "selection and test samples separate. `violation` means the lower bound exceeds the "
+            "claim; `consistent` means this audit could not refute it (not a proof of privacy).\n\n"
+            + table)
+    return Part("audit", text, {"audits": len(results), "violations": violations,
+                                "consistent": consistent, "controls": controls,
+                                "false_but_not_detected": false_missed,
+                                "why_not_detected": reasons},
+                ["audit-claims.json"])
+
+
+def _unrefuted_reason(label: str, samples: int, seed: int) -> str:
+    """Why the audit of the actions did not refute a false claim, computed: on the designed pair
+    whose action sequences lose most (:func:`dpbandits.audit.design.largest_action_level_loss`,
+    5 x ``samples`` runs per side), what the actions lose and the test runs a refutation needs."""
+    from ..audit.design import largest_action_level_loss
+
+    name, _, rest = label.partition("[")
+    variant = rest.partition("]")[0] or None
+    try:
+        loss = largest_action_level_loss(name, epsilon=1.0, variant=variant, n=5 * samples,
+                                         seed=seed)
+    except DPBanditsError as error:
+        return f"not computed ({error})"
+    if loss is None:
+        return ("no designed pair: its violating events are too rare for this budget "
+                "(docs/errata.md)")
+    return loss.summary()
+
+
+def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
+               backend: str = "auto") -> Part:
+    from ..bounds import BOUNDS
+    from ..bounds.check import estimated_seconds
+    from ..bounds.simulated import check_algorithm, informative_horizons, plan_horizons, plot
+    from ..reference import get
+
+    names = sorted({tag.partition(":")[0] for b in BOUNDS.values() for tag in b.algorithms
+                    if b.is_explicit() and b.kind in ("upper", "lower") and b.status != "flawed"})
+    settings, skipped = {}, []
+    for name in names:
+        feedback = get(name).feedback
+        if feedback == "semi":
+            skipped.append(name)
+        else:
+            settings[name] = "hu2021-setting2" if feedback == "bandit" else "hu-journal-thm12"
+    base, runs = budget["bounds_horizon"], budget["bounds_runs"]
+    informative = {name: informative_horizons(name, setting=setting)
+                   for name, setting in settings.items()}
+    # The plan assumes the compiled backend's speed; on the reference backend only the base runs.
+    seconds = budget["bounds_seconds"] if backend != "reference" else 0.0
+    horizons, planned = plan_horizons(informative, base, runs, seconds)
+    sections, files, held, violated, vacuous, rows = [], [], [], [], [], []
+    for i, (name, setting) in enumerate(settings.items()):
+        say(f"bounds [{i + 1}/{len(settings)}] {name} at T = {horizons[name]}")
+        report, _ = check_algorithm(name, setting=setting, horizon=horizons[name], runs=runs,
+                                    seed=seed, client=client, workers=workers, backend=backend)
+        image = out / f"bounds-{name}.png"
+        if report.checks:
+            plot(report, image)
+            files.append(image.name)
+        for check in report.checks:
+            label = f"{name}: {check.bound}"
+            if check.verdict == "holds":
+                held.append(label)
+            elif check.verdict == "violated":
+                violated.append(label)
+            elif check.verdict == "vacuous at this size":
+                vacuous.append(label)
+            T = check.informative_from
+            rows.append(f"| `{name}` | `{check.bound}` | {check.kind} "
+                        f"| {horizons[name]} | {check.verdict} "
+                        f"| {T if T is not None else 'never (up to 1e9)'} "
+                        f"| {'-' if T is None else f'{estimated_seconds(runs, 2 * T):.3g}'} |")
+        heading, _, details = report.to_markdown().partition("\n")
+        sections.append(f"### {name}\n\n{heading.removeprefix('## ')}.{details}"
+                        + (f"\n\n![{name}]({image.name})" if report.checks else ""))
+    table = ["| algorithm | bound | kind | simulated T | verdict | informative from T "
+             f"| estimated s for {runs} runs at twice that T |",
+             "|---|---|---|---:|---|---:|---:|", *rows]
+    intro = (f"{runs} runs, epsilon = 1, on `hu2021-setting2` (bandits) or `hu-journal-thm12` "
+             f"(full information), seed {seed}. Each algorithm is simulated at T = {base}, raised "
+             "to twice the horizon from which a bound that is vacuous there becomes informative "
+             "(an upper bound below T x largest gap, the largest expected regret possible; a "
+             "lower bound above 0), cheapest first, while the estimated cost (runs x T / 1e7 s "
+             f"on the compiled backend) stays within this budget's {seconds:g} s (planned: "
+             f"{planned:.3g} s). A check is `vacuous at this size` when no run could have "
+             "violated its bound at any checked round: it says nothing about the bound, and "
+             "the table gives the horizon that would test it. Matroid bounds are not simulated "
+             "here.")
+    return Part("bounds", intro + "\n\n" + "\n".join(table) + "\n\n" + "\n\n".join(sections),
+                {"held": held, "violated": violated, "vacuous": vacuous, "not_simulated": skipped},
+                files)
+
+
+def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
+               backend: str = "auto") -> Part:
+    from ..reproduce import EXPERIMENTS, reproduce_many
+
+    names = budget["experiments"] or tuple(EXPERIMENTS)
+    say(f"reproduce: {len(names)} experiments at size `{budget['reproduce_size']}`")
+    results = reproduce_many(names, out / "reproduce", size=budget["reproduce_size"], seed=seed,
+                             client=client, workers=workers, backend=backend, progress=say)
+    buckets: dict[str, list[str]] = {key: [] for key in REPRODUCE_VERDICTS.values()}
+    lines, files, below = [], [], []
+    for result in results:
+        if result.below_paper:
+            below.append(result.experiment)
+        lines += [f"### {result.experiment}", ""]
+        page = result.page.split("\n", 2)[2]          # the page without its title
+        lines += [page.split("\n![")[0].rstrip(), ""]
+        for claim in result.claims:
+            buckets[REPRODUCE_VERDICTS[claim.verdict]].append(f"{result.experiment}: {claim.text}")
+        for path in result.paths:
+            if str(path).endswith(".png"):
+                relative = Path(path).resolve().relative_to(out.resolve())
+                files.append(str(relative))
+                lines += [f"![{result.experiment}]({relative})", ""]
+    size = budget["reproduce_size"]
+    intro = (f"Each experiment at size `{size}`"
+             + (" (the paper's horizon, repetitions and epsilon grid; where the paper states no "
+                "repetitions, the page gives ours)" if size == "full" else "") + ". "
+             + (f"Below the paper's size: {', '.join(f'`{b}`' for b in below)}; "
+                "`dpbandits reproduce NAME --full` runs the paper's size." if below
+                else "Every experiment ran at the paper's size."))
+    return Part("reproduce", intro + "\n\n" + "\n".join(lines), {**buckets, "below_paper": below}, files)
+
+
+REPRODUCE_VERDICTS = {"supported": "supported", "contradicted": "contradicted",
+                      "inconclusive at this size": "inconclusive", "not testable": "not_testable"}
+"""A claim's verdict -> its key in the reproduce part's summary."""
+
+
+BUILDERS: dict[str, Callable[..., Part]] = {
+    "algorithms": _algorithms, "audit": _audit_part, "bounds": _bounds_part,
+    "reproduce": _reproduce_part,
+}

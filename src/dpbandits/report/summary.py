@@ -1,0 +1,79 @@
+"""The report's summary (its opening lines, computed from the parts' summaries) and its Markdown
+index."""
+
+from __future__ import annotations
+
+from .plan import Part
+
+__all__ = ["summary", "index", "TITLES", "FIGURE_ALT"]
+
+def summary(parts: list[Part]) -> list[str]:
+    """The report's opening lines, computed from the parts' summaries."""
+    by = {p.name: p.summary for p in parts}
+    lines = []
+    if "algorithms" in by:
+        s = by["algorithms"]
+        lines.append(f"- **{s['algorithms']} algorithms** ({s['variants']} variants) registered.")
+    if "audit" in by:
+        s = by["audit"]
+        private = len(s["violations"]) + len(s["consistent"])
+        lines.append(f"- **Privacy claims violated** ({len(s['violations'])} of {private} private "
+                     "variants; the audit's lower bound exceeds the claim at 95% confidence): "
+                     + (", ".join(f"`{m}`" for m in s["violations"]) or "none") + ".")
+        missed = s["false_but_not_detected"]
+        lines.append(f"- **Privacy claims not refuted** at this budget ({len(s['consistent'])}): "
+                     + (", ".join(f"`{m}`" for m in s["consistent"]) or "none") + ". Not refuted "
+                     "is not proved: "
+                     + (f"{len(missed)} of these are shown false on the errata page "
+                        "(docs/errata.md) but the audit of their actions did not refute them: "
+                        + "; ".join(f"`{m}`: {s.get('why_not_detected', {}).get(m, 'not computed')}"
+                                    for m in missed) + "."
+                        if missed else "every claim the errata page (docs/errata.md) shows "
+                        "false was caught."))
+        flagged = sum(v == "violation" for v in s["controls"].values())
+        lines.append(f"- **Audit controls** (toy mechanisms of known loss): {flagged} of "
+                     f"{len(s['controls'])} flagged: "
+                     + ", ".join(f"`{m}` {v}" for m, v in s["controls"].items()) + ".")
+    if "bounds" in by:
+        s = by["bounds"]
+        lines.append(f"- **Regret bounds**: {len(s['held'])} checks respected where a run could "
+                     f"have violated them, {len(s['violated'])} violated"
+                     + (": " + ", ".join(f"`{v}`" for v in s["violated"]) if s["violated"] else "")
+                     + f", {len(s['vacuous'])} vacuous at the largest size this budget affords "
+                     "(no run could violate them there; the bounds part gives the horizon from "
+                     "which each becomes informative)"
+                     + (": " + ", ".join(f"`{v}`" for v in s["vacuous"]) if s["vacuous"] else "")
+                     + ".")
+    if "reproduce" in by:
+        s = by["reproduce"]
+        total = sum(len(s[k]) for k in ("supported", "contradicted", "inconclusive", "not_testable"))
+        lines.append(f"- **The papers' experimental claims** ({total}, each a stated test over our "
+                     f"runs): {len(s['supported'])} supported, {len(s['contradicted'])} "
+                     f"contradicted, {len(s['inconclusive'])} inconclusive at the size run (each "
+                     f"page gives the runs that would decide it), {len(s['not_testable'])} not "
+                     "testable by simulation (each page says why). "
+                     + (f"Ran below the paper's size: {', '.join(f'`{b}`' for b in s['below_paper'])}."
+                        if s["below_paper"] else "Every experiment ran at the paper's size."))
+    return lines
+
+
+def index(parts: list[Part], parameters: dict, figures: dict[str, str] | None = None) -> str:
+    """The report's Markdown: title, summary, then each part (its picture first, if any)."""
+    figures = figures or {}
+    lines = ["# dpbandits verification report", "",
+             f"Budget `{parameters['budget']}`, seed {parameters['seed']}, dpbandits "
+             f"{parameters['version']}.", "", "## Summary", "", *summary(parts), ""]
+    for part in parts:
+        lines += [f"## {TITLES[part.name]}", "", f"*{part.seconds:.0f} s.*", ""]
+        if part.name in figures:
+            lines += [f"![{FIGURE_ALT[part.name]}]({figures[part.name]})", ""]
+        lines += [part.markdown, ""]
+    return "\n".join(lines)
+
+
+TITLES = {"algorithms": "Algorithms and their claims", "audit": "Privacy audit",
+          "bounds": "Regret against the papers' bounds", "reproduce": "Reproductions"}
+"""Each part's heading."""
+
+FIGURE_ALT = {"audit": "Each variant's epsilon lower bound (95%) against its claim",
+              "reproduce": "The papers' claims: verdict of each, by paper and experiment"}
