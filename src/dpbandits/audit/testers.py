@@ -457,10 +457,14 @@ def pair_privacy_loss(model, pair: Pair) -> float:
     Epochs use fresh noise, so a trajectory's likelihood ratio is the product of per-epoch ratios;
     one row changes one epoch's law, and the loss is that epoch's worst action.
     """
-    p0, p1 = model.choice_laws(pair.D0.X), model.choice_laws(pair.D1.X)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.abs(np.log(p0) - np.log(p1))
-    ratio = np.where((p0 == 0) & (p1 == 0), 0.0, ratio)
+    if hasattr(model, "log_choice_laws"):      # exact at any epsilon (no underflow to 0)
+        log_p0, log_p1 = model.log_choice_laws(pair.D0.X), model.log_choice_laws(pair.D1.X)
+    else:
+        with np.errstate(divide="ignore"):
+            log_p0, log_p1 = np.log(model.choice_laws(pair.D0.X)), np.log(model.choice_laws(pair.D1.X))
+    with np.errstate(invalid="ignore"):
+        ratio = np.abs(log_p0 - log_p1)
+    ratio = np.where(np.isneginf(log_p0) & np.isneginf(log_p1), 0.0, ratio)
     return float(np.max(ratio))
 
 

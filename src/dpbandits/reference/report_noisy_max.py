@@ -210,7 +210,7 @@ class EpochRNM:
         self.noise = _check_noise(noise)
         self.scale = _check_scale(scale)
         self.resample = bool(resample)
-        self._laws: dict[bytes, np.ndarray] = {}   # epoch rows -> law, computed once (tables
+        self._laws: dict[bytes, np.ndarray] = {}   # epoch rows -> log law, computed once (tables
         # that differ in one row share every other epoch's law)
 
     def law_given_sums(self, sums: np.ndarray) -> np.ndarray:
@@ -219,15 +219,24 @@ class EpochRNM:
 
     def law_given_rows(self, rows: np.ndarray) -> np.ndarray:
         """P[J = j] for the RNM that follows an epoch with observed reward rows ``rows`` (n, K)."""
+        return np.exp(self.log_law_given_rows(rows))
+
+    def log_law_given_rows(self, rows: np.ndarray) -> np.ndarray:
+        """log P[J = j] for the RNM that follows an epoch with observed rows ``rows`` (n, K).
+
+        Kept in log space throughout: at a large epsilon (a small noise scale) the law of an
+        action behind by many noise scales is far below the smallest double (e^-3000 at
+        epsilon = 3000), and its logarithm is still exact."""
         rows = np.asarray(rows, dtype=float)
         key = rows.tobytes() + str(rows.shape).encode()
         if key not in self._laws:
-            self._laws[key] = self._law_given_rows(rows)
+            self._laws[key] = self._log_law_given_rows(rows)
         return self._laws[key].copy()
 
-    def _law_given_rows(self, rows: np.ndarray) -> np.ndarray:
+    def _log_law_given_rows(self, rows: np.ndarray) -> np.ndarray:
         if not self.resample or np.all((rows == 0.0) | (rows == 1.0)):
-            return self.law_given_sums(rows.sum(axis=0))   # resampling 0/1 rewards is the identity
+            # resampling 0/1 rewards is the identity
+            return log_probabilities(rows.sum(axis=0), self.noise, self.scale)
         laws = [resampled_sum_law(rows[:, j]) for j in range(self.K)]
         size = math.prod(law.size for law in laws)
         if size > _MAX_ENUMERATION:
@@ -241,19 +250,26 @@ class EpochRNM:
         sums = np.stack([g.ravel() for g in grids], axis=1).astype(float)
         flat = weights.ravel()
         keep = flat > 0
-        return flat[keep] @ np.array([self.law_given_sums(s) for s in sums[keep]])
+        log_laws = np.array([log_probabilities(s, self.noise, self.scale) for s in sums[keep]])
+        return special.logsumexp(log_laws, b=flat[keep][:, None], axis=0)
 
     def choice_laws(self, table: np.ndarray) -> np.ndarray:
         """(N(T), K): row e is the law of the action played throughout epoch e, given ``table``.
 
         Only complete epochs feed an RNM whose output is played within the table's horizon.
         """
+        return np.exp(self.log_choice_laws(table))
+
+    def log_choice_laws(self, table: np.ndarray) -> np.ndarray:
+        """The logarithms of :meth:`choice_laws`, computed without leaving log space (an
+        impossible first action has -inf)."""
         table = np.asarray(table, dtype=float)
         T = table.shape[0]
-        laws = [self.first]
+        with np.errstate(divide="ignore"):
+            laws = [np.log(self.first)]
         for e in range(1, epochs_played(T)):
             first, last = epoch_rounds(e - 1)
-            laws.append(self.law_given_rows(table[first - 1:last]))
+            laws.append(self.log_law_given_rows(table[first - 1:last]))
         return np.array(laws)
 
     def log_probability(self, table: np.ndarray, actions: np.ndarray) -> np.ndarray:
@@ -266,8 +282,7 @@ class EpochRNM:
         T = table.shape[0]
         if acts.shape[1] != T:
             raise DPBanditsError(f"actions must have T = {T} columns, got shape {acts.shape}")
-        with np.errstate(divide="ignore"):      # an impossible action has log-probability -inf
-            log_laws = np.log(self.choice_laws(table))
+        log_laws = self.log_choice_laws(table)   # an impossible action has log-probability -inf
         total = np.zeros(acts.shape[0])
         for e in range(epochs_played(T)):
             first, last = epoch_rounds(e)
