@@ -5,6 +5,18 @@ Subpackages: :mod:`dpbandits.reference` (algorithms, mechanisms, environments, t
 """
 
 from .errors import DPBanditsError
+from .reference.engine import register_backend as _register_backend
+
+
+def _compiled_backend():
+    """The engine's ``compiled`` backend: the kernels of :mod:`dpbandits.compiled`, imported on
+    the first simulation that asks for them (they load numba)."""
+    from . import compiled
+
+    return compiled
+
+
+_register_backend("compiled", _compiled_backend)
 
 __version__ = "0.1.0"
 __all__ = ["DPBanditsError", "__version__"]

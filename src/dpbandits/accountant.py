@@ -33,6 +33,7 @@ whether its release schedule is data-independent, in which case one trace covers
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -42,7 +43,8 @@ from .errors import DPBanditsError
 from .reference import noise
 from .reference.noise import LockstepGenerator, Release, Tracer
 from .reference.privacy import Guarantee, PrivacyClaim
-from .reference.registry import canonical, get, make
+from .reference.declarations import TraceSetting
+from .reference.registry import Declared, canonical, declaration, get, make
 
 __all__ = ["Trace", "Accounting", "Bracket", "trace", "release_loss", "row_losses", "account",
            "traced_upper", "bracket", "audit_bracket", "claim_bracket", "STRUCTURE",
@@ -55,23 +57,18 @@ TRACE_T = 32
 TRACE_SEEDS = (0, 1, 2)
 """Seeds of the default traces (each seed draws its own reward table)."""
 
-TRACE_SETTINGS: dict[str, dict[str, Any]] = {
-    "dp-se": {"K": 2, "T": 720, "beta": 1.0},
-}
-"""Trace settings that replace the defaults: DP-SE's first epoch at K = 2 and beta = 1 ends at
-round 710, so its releases are traced at T = 720."""
+TRACE_SETTINGS: Mapping[str, dict[str, Any]] = Declared("trace_setting", TraceSetting.settings)
+"""Trace settings that replace the defaults: each algorithm's ``trace_setting`` declaration, where
+the default trace would reach no release (DP-SE's first epoch at K = 2 and beta = 1 ends at
+round 710, so its releases are traced at T = 720)."""
 
 _H = 0.5            # the probe: a cell of a table with entries in {0, 1/4, 1/2} is raised by 1/2
 _TOLERANCE = 1e-9
 
-STRUCTURE: dict[str, str] = {
-    "dp-ucb": "data-independent: every arm's mechanism receives one item per round",
-    "naive-ftnl": "data-independent: one release per doubling epoch",
-    "rnm-ftnl": "data-independent: one release per doubling epoch",
-    "rnm-ftnl-bq": "data-independent: one release per doubling epoch",
-}
-"""Algorithms whose release schedule does not depend on the data. For every other algorithm the
-schedule follows the actions, and the traced bound is the maximum over the traced trajectories."""
+STRUCTURE: Mapping[str, str] = Declared("release_structure")
+"""Algorithms whose release schedule does not depend on the data (their ``release_structure``
+declaration). For every other algorithm the schedule follows the actions, and the traced bound
+is the maximum over the traced trajectories."""
 
 
 @dataclass
@@ -355,12 +352,11 @@ def claim_bracket(name: str, variant: str | None = None,
     import json
     from pathlib import Path
 
-    from .audit.runner import AUDIT_PRESETS
-
     cls = get(name)
     variant = cls.default_variant if variant is None else variant
     for row in json.loads(Path(audit).read_text()):
         row_name, row_variant, _ = _parse_label(row["mechanism"])
         if row_name == canonical(name) and (row_variant or cls.default_variant) == variant:
-            return audit_bracket(row, AUDIT_PRESETS.get(row_name, {}).get("epsilon"))
+            preset = declaration(row_name, "audit_preset")
+            return audit_bracket(row, preset.epsilon if preset is not None else None)
     raise DPBanditsError(f"no audit result for {name} [{variant}] in {audit}")

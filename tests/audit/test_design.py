@@ -13,18 +13,19 @@ import pytest
 
 from dpbandits.audit import audit_algorithm
 from dpbandits.audit.confidence import epsilon_lower_bound
-from dpbandits.audit.design import (DESIGNED, action_level_loss, designed_pairs, release_horizon,
+from dpbandits.audit.design import (DESIGNS, action_level_loss, designed_pairs, release_horizon,
                                     samples_needed)
 from dpbandits.errors import DPBanditsError
+from dpbandits.reference.declarations import HybridItem
 from dpbandits.reference.bandit.dp_se import epoch_length
 from dpbandits.reference.neighbours import ROW
 
 
 @pytest.mark.exact
-@pytest.mark.parametrize("name", sorted(DESIGNED))
+@pytest.mark.parametrize("name", sorted(n for n, d in DESIGNS.items() if isinstance(d, HybridItem)))
 def test_designed_pairs_are_neighbours_at_the_designed_rounds(name):
     pairs = designed_pairs(name, 2, 1.0, "paper")
-    assert pairs and {p.step for p in pairs} == set(DESIGNED[name]["steps"])
+    assert pairs and {p.step for p in pairs} == set(DESIGNS[name].steps)
     for p in pairs:
         assert p.T == release_horizon(name, 2) and p.K == 2
         assert ROW.distance(p.D0.X, p.D1.X) == 1
@@ -48,8 +49,10 @@ def test_dp_se_horizon_reaches_its_first_release(K):
 
 @pytest.mark.exact
 def test_dp_se_pairs_sit_just_below_the_first_elimination_threshold():
-    from dpbandits.audit.design import DP_SE_OFFSETS, designed_horizon
-    from dpbandits.reference.bandit.dp_se import elimination_threshold
+    from dpbandits.audit.design import designed_horizon
+    from dpbandits.reference.bandit.dp_se import DPSE, elimination_threshold
+
+    DP_SE_OFFSETS = DPSE.audit_design.offsets
 
     pairs = designed_pairs("dp-se", 2, 1.0, deviations=True)
     T = designed_horizon("dp-se", 2, 1.0)
@@ -86,12 +89,11 @@ def test_dp_se_pairs_follow_its_parameters_and_the_given_horizon():
 @pytest.mark.exact
 @pytest.mark.parametrize("K", [2, 3])
 def test_lazy_epoch_pairs_change_arm_0s_first_release_where_the_others_pay_1(K):
-    from dpbandits.audit.design import LAZY_EPOCH, designed_horizon, lazy_epoch_horizon
+    from dpbandits.audit.design import designed_horizon
 
     pairs = designed_pairs("anytime-lazy-ucb", K, 1.0)
-    assert len(pairs) == len(LAZY_EPOCH["anytime-lazy-ucb"]["arm0"])
-    assert designed_horizon("anytime-lazy-ucb", K) == lazy_epoch_horizon("anytime-lazy-ucb", K) \
-        == K + 6
+    assert len(pairs) == len(DESIGNS["anytime-lazy-ucb"].arm0)
+    assert designed_horizon("anytime-lazy-ucb", K) == K + 6
     assert release_horizon("anytime-lazy-ucb", K) == K + 1      # round K + 1 reads round 1
     for p in pairs:
         assert (p.step, p.T, p.K) == (1, K + 6, K) and ROW.distance(p.D0.X, p.D1.X) == 1
@@ -181,10 +183,10 @@ def test_most_revealing_prefers_the_cheapest_refutation_then_the_largest_upper_b
 
 @pytest.mark.exact
 def test_lazy_dp_ts_pairs_change_its_first_unclipped_epochs():
-    from dpbandits.audit.design import LAZY_EPOCH, designed_horizon
+    from dpbandits.audit.design import designed_horizon
 
     pairs = designed_pairs("lazy-dp-ts", 2, 1.0)
-    assert {p.step for p in pairs} == set(LAZY_EPOCH["lazy-dp-ts"]["steps"])
+    assert {p.step for p in pairs} == set(DESIGNS["lazy-dp-ts"].steps)
     assert designed_horizon("lazy-dp-ts", 2) == 96 and release_horizon("lazy-dp-ts", 2) == 3
     for p in pairs:
         assert p.T == 96 and ROW.distance(p.D0.X, p.D1.X) == 1
@@ -195,10 +197,8 @@ def test_lazy_dp_ts_pairs_change_its_first_unclipped_epochs():
 
 @pytest.mark.exact
 def test_adap_klucb_pairs_are_the_all_zero_table_with_one_row_of_ones():
-    from dpbandits.audit.design import LAZY_EPOCH
-
     pairs = designed_pairs("adap-klucb", 2, 1.0)
-    assert {p.step for p in pairs} == set(LAZY_EPOCH["adap-klucb"]["steps"])
+    assert {p.step for p in pairs} == set(DESIGNS["adap-klucb"].steps)
     for p in pairs:
         assert (p.T, p.K) == (64, 2) and p.D0.X.sum() == 2 and p.D1.X.sum() == 0
         assert np.all(p.D0.X[p.step - 1] == 1)
@@ -207,9 +207,9 @@ def test_adap_klucb_pairs_are_the_all_zero_table_with_one_row_of_ones():
 @pytest.mark.exact
 @pytest.mark.parametrize("K", [2, 3])
 def test_private_ucb_pair_changes_arm_0s_leaf_1_on_the_all_zero_table(K):
-    from dpbandits.audit.design import DESIGNED_ARMS, TREE_TIES, designed_horizon
+    from dpbandits.audit.design import DESIGNED_ARMS, designed_horizon
 
-    assert DESIGNED_ARMS["private-ucb"] == 2 and TREE_TIES["private-ucb"]["steps"] == (1,)
+    assert DESIGNED_ARMS["private-ucb"] == 2 and DESIGNS["private-ucb"].steps == (1,)
     assert designed_horizon("private-ucb", K) == 6 * K and release_horizon("private-ucb", K) == K + 1
     (p,) = designed_pairs("private-ucb", K, 1.0)
     assert (p.step, p.T, p.K) == (1, 6 * K, K) and ROW.distance(p.D0.X, p.D1.X) == 1

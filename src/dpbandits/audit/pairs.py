@@ -7,11 +7,12 @@ selection sample: a base table drawn from an environment; the steps that differ 
 rounds, the rounds at which the algorithm releases something (epoch boundaries, where it declares
 them) and the middle of the horizon; the changed row takes extreme values (one arm 1 and the
 others 0 against the reverse; all 0 against all 1). :data:`KNOWN_PAIRS` holds the worked
-worst cases, which are tried first.
+worst cases that the algorithms declare (their ``known_pairs``), which are tried first.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable
 
@@ -20,6 +21,7 @@ import numpy as np
 from ..errors import DPBanditsError, check_positive_int
 from ..reference.environments import Bernoulli, Table
 from ..reference.neighbours import CELL, ROW, NeighbourRelation
+from ..reference.registry import Declared
 
 __all__ = ["Pair", "candidate_pairs", "KNOWN_PAIRS", "known_pairs"]
 
@@ -115,45 +117,20 @@ def _set(row: np.ndarray, a: int, value: float) -> np.ndarray:
     return out
 
 
-# --- the worked worst cases (docs/errata.md)-------------------------------------------------------
+# --- the worked worst cases (docs/errata.md) ----------------------------------------------------
 
-def _hu_k5_epoch0(K: int, T: int) -> list[Pair]:
-    """docs/errata.md#rnm-laplace: X(1) = e_1 vs 1 - e_1 at epoch 0 (loss 1.759 at K = 5 for Lap(1/eps))."""
-    X = np.full((T, K), 0.5)
-    e0 = np.eye(K)[0]
-    return [Pair(Table(_replace(X, 1, e0)), Table(_replace(X, 1, 1 - e0)), 1,
-                 "docs/errata.md#rnm-laplace: round 1 e_1 vs 1 - e_1")]
-
-
-def _wu_wang_epoch2(K: int, T: int) -> list[Pair]:
-    """docs/errata.md#ww-exponential: losses (1,0),(1,0) vs (1,0),(0,1) in rounds 2-3 (exactly 2 eps for Exp(1/eps))."""
-    X = np.full((T, K), 0.5)
-    bad = np.eye(K)[1]                  # reward (0, 1, ...): loss (1, 0, ...) on action 0
-    X[1] = bad
-    X[2] = bad
-    Y = X.copy()
-    Y[2] = np.eye(K)[0]
-    return [Pair(Table(X), Table(Y), 3, "docs/errata.md#ww-exponential: rounds 2-3 losses (1,0),(1,0) vs (1,0),(0,1)")]
+def _known_builder(declared):
+    def build(K: int, T: int) -> list[Pair]:
+        return [Pair(Table(D0), Table(D1), step, description)
+                for D0, D1, step, description in declared.build(K, T)]
+    return build
 
 
-def _tossou_flag_14(K: int, T: int) -> list[Pair]:
-    """docs/errata.md#td-int-loop: arm 1 always pays 1; arm 2's first reward (round 2) is 0 vs 1."""
-    X = np.zeros((T, K))
-    X[:, 0] = 1.0
-    Y = X.copy()
-    Y[1, 1] = 1.0
-    return [Pair(Table(X), Table(Y), 2, "docs/errata.md#td-int-loop: arm 2's first reward 0 vs 1")]
+KNOWN_PAIRS: Mapping[str, Callable[[int, int], list[Pair]]] = Declared("known_pairs", _known_builder)
+"""Algorithm name -> builder of its known worst-case pairs for (K, T) (docs/errata.md): each
+algorithm's ``known_pairs`` declaration, its tables wrapped into pairs."""
 
-
-KNOWN_PAIRS: dict[str, Callable[[int, int], list[Pair]]] = {
-    "dp-ucb-int": _tossou_flag_14,
-    "rnm-ftnl": _hu_k5_epoch0,
-    "naive-ftnl": _hu_k5_epoch0,
-    "rnm-ftnl-bq": _wu_wang_epoch2,
-}
-"""Algorithm name -> builder of its known worst-case pairs for (K, T) (docs/errata.md)."""
-
-DEFAULT_ARMS: dict[str, int] = {"rnm-ftnl": 5, "naive-ftnl": 5, "rnm-ftnl-bq": 2, "dp-ucb-int": 2}
+DEFAULT_ARMS: Mapping[str, int] = Declared("known_pairs", lambda declared: declared.arms)
 """Arms at which the known worst cases are stated (the audit's default K for these algorithms)."""
 
 

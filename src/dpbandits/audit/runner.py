@@ -1,11 +1,11 @@
 """Run audits: one registered algorithm, any mechanism, or every algorithm and variant at once.
 
 Defaults (``samples`` = runs per side of the test sample; each candidate pair's selection sample
-is ``samples // 5`` runs per side, at least 2000): K is the arm count of the known worst cases
-(docs/errata.md) (5 for FTNL, 2 for Wu and Wang's RNM-FTNL, 2 for the designed pairs of the
-hybrid-counter UCBs and DP-SE, otherwise 3), T = 16 rounds (the designed pairs' horizon,
-:func:`dpbandits.audit.design.designed_horizon`, where one is designed: 2740 for DP-SE at
-eps = 1). The pairs are the
+is ``samples // 5`` runs per side, at least 2000): K is the arm count of the algorithm's design
+or of its known worst cases (docs/errata.md) (5 for FTNL, 2 for Wu and Wang's RNM-FTNL, 2 for
+the designed pairs of the hybrid-counter UCBs and DP-SE, otherwise 3), T = 16 rounds (the
+designed pairs' horizon, :func:`dpbandits.audit.design.designed_horizon`, where one is designed:
+2740 for DP-SE at eps = 1). The pairs are the
 designed pairs (:func:`dpbandits.audit.design.designed_pairs`), the known worst cases
 (:data:`dpbandits.audit.pairs.KNOWN_PAIRS`) and the generic candidates of
 :func:`dpbandits.audit.pairs.candidate_pairs` at the algorithm's release rounds.
@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import DPBanditsError, check_positive_int
 from ..files import write_atomically
-from ..reference.registry import ALGORITHMS, canonical, get
+from ..reference.declarations import AuditPreset
+from ..reference.registry import ALGORITHMS, Declared, canonical, get
 from .mechanism import Mechanism, RegistryMechanism
 from .design import DESIGNED_ARMS, designed_horizon, designed_pairs, designed_selection
 from .pairs import DEFAULT_ARMS, Pair, candidate_pairs, known_pairs
@@ -122,16 +124,11 @@ def controls(epsilon: float = 1.0, *, samples: int = 50_000, alpha: float = 0.05
     return results
 
 
-AUDIT_PRESETS: dict[str, dict[str, Any]] = {
-    "dp-ucb-int": {"epsilon": 0.5, "params": {"v": 1.5}, "T": 20, "samples": 500_000},
-    "dp-ucb": {"samples": 100_000},
-}
-"""Settings under which ``audit_all`` audits an algorithm instead of the common ones: the
-parameters of the counterexample in docs/errata.md#td-int-loop ( eps = 0.5, v = 1.5, T = 20,
-whose violating event has probability about 4e-4 and needs about 5e5 runs per side), and the
-test sample at which the designed pairs of DP-UCB refute the printed variant's claim from its
-actions (docs/audit-design.md: 50 000 runs per side refute it at seeds 0 and 1, 20 000 did not
-at seed 0)."""
+AUDIT_PRESETS: Mapping[str, dict[str, Any]] = Declared("audit_preset", AuditPreset.settings)
+"""Settings under which ``audit_all`` audits an algorithm instead of the common ones: each
+algorithm's ``audit_preset`` declaration, which says why (for DP-UCB-INT the parameters of the
+counterexample in docs/errata.md#td-int-loop; for DP-UCB the test sample at which its designed
+pairs refute the printed variant's claim, docs/audit-design.md)."""
 
 
 def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.05, seed: int = 0,

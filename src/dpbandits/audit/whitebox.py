@@ -16,6 +16,7 @@ Both outputs are real-valued; the event tester scores them with a logistic model
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,23 +25,15 @@ import numpy as np
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
 from ..reference.mechanisms import BinaryCounter, HybridCounter, LogarithmicCounter
 from ..reference.privacy import Guarantee
-from ..reference.registry import make
+from ..reference.registry import Declared, make
 from .mechanism import Mechanism, as_table
 from .pairs import Pair
 
 __all__ = ["CounterMechanism", "InternalStatistics", "WHITE_BOX_STATISTICS", "Stream", "stream_pairs"]
 
-WHITE_BOX_STATISTICS: dict[str, str] = {
-    "anytime-lazy-ucb": "mu_tilde",
-    "lazy-dp-ts": "mu_tilde",
-    "hybrid-ucb": "mu_tilde",
-    "adap-klucb": "mu_tilde",
-    "dp-ucb-bound": "H.value",
-    "dp-ucb": "H.value",
-    "dp-ucb-int": "mean_hat",
-    "private-ucb": "trees.value",
-}
-"""Registered algorithm -> the attribute (dotted path) holding the noisy statistic it releases."""
+WHITE_BOX_STATISTICS: Mapping[str, str] = Declared("white_box_statistic")
+"""Registered algorithm -> the attribute (dotted path) holding the noisy statistic it releases:
+each algorithm's ``white_box_statistic`` declaration."""
 
 
 @dataclass(frozen=True, eq=False)

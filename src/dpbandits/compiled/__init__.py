@@ -14,8 +14,9 @@ generator. The kernel's ``run`` then plays rounds t0..t1-1 through the shared ro
 (:mod:`dpbandits.compiled.loop`). Compilation is cached on disk (numba's ``cache=True``, beside
 the package), so only the first call of a kernel on a machine compiles it.
 
-Each kernel module defines ``ALGORITHMS`` (the registry names it covers), ``state_from``, the
-compiled ``act``, ``observe`` and ``run``, and optionally ``unsupported(policy) -> str | None``
+Each algorithm names its kernel module in its ``kernel`` declaration; the module defines
+``ALGORITHMS`` (the registry names it covers), ``state_from``, the compiled ``act``, ``observe`` and
+``run``, and optionally ``unsupported(policy) -> str | None``
 for configurations it does not cover (the engine then says why, or ``auto`` falls back to the
 reference).
 """
@@ -27,43 +28,25 @@ import math
 import os
 import sys
 import time
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Callable
 
 import numpy as np
 
 from ..errors import DPBanditsError
+from ..reference.registry import Declared, declaration
 
 __all__ = ["KERNELS", "kernel_module", "unsupported", "run_block", "KernelPolicy", "warm_up"]
 
-KERNELS: dict[str, str] = {
-    "ucb1": "ucb1",
-    "anytime-lazy-ucb": "anytime_lazy_ucb",
-    "dp-ucb-bound": "dp_ucb",
-    "dp-ucb": "dp_ucb",
-    "private-ucb": "private_ucb",
-    "hybrid-ucb": "hybrid_ucb",
-    "dp-ucb-int": "dp_ucb_int",
-    "thompson": "thompson",
-    "lazy-dp-ts": "lazy_dp_ts",
-    "dp-se": "dp_se",
-    "adap-klucb": "adap_klucb",
-    "ftl": "fullinfo",
-    "hedge": "fullinfo",
-    "naive-ftnl": "fullinfo",
-    "rnm-ftnl": "fullinfo",
-    "rnm-ftnl-bq": "fullinfo",
-    "omm": "matroid",
-    "cts": "matroid",
-    "dpucb-mat": "matroid",
-    "dpts-mat": "matroid",
-}
-"""Registry name -> kernel module (relative to this package)."""
+KERNELS: Mapping[str, str] = Declared("kernel")
+"""Registry name -> kernel module (relative to this package): each algorithm's ``kernel``
+declaration, read through the registry (this package names no algorithm)."""
 
 
 def kernel_module(name: str) -> ModuleType | None:
     """The kernel module of registered algorithm ``name``, or None if it has none."""
-    module = KERNELS.get(name)
+    module = declaration(name, "kernel")
     return None if module is None else importlib.import_module(f"{__name__}.{module}")
 
 

@@ -29,7 +29,10 @@ finished: the rewards of a block are the same whatever algorithm runs on them.
 result is the same on either backend wherever a kernel's arithmetic matches the reference's (each
 kernel says where it does not); ``"auto"`` (the default) takes the compiled backend for long runs,
 where the reference pays Python's cost on every round, and the reference otherwise. The backend
-that ran is recorded in :attr:`SimulationResult.backend`.
+that ran is recorded in :attr:`SimulationResult.backend`. The engine does not import the compiled
+package (the reference is the source of truth and does not depend on its fast twin): the package
+above hands it over with :func:`register_backend`, to be loaded on the first simulation that asks
+for it (``import dpbandits`` does so for every caller).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -46,7 +49,7 @@ from .environments import Bernoulli, BetaArms, Deterministic, RewardSource, Tabl
 from .policy import Policy, PolicyBase
 
 __all__ = ["RUNS_PER_BLOCK", "BACKENDS", "PolicyFactory", "SimulationResult", "simulate",
-           "default_checkpoints", "choose_backend", "check_backend"]
+           "default_checkpoints", "choose_backend", "check_backend", "Backend", "register_backend"]
 
 RUNS_PER_BLOCK = 4096
 """Runs per seeded block. Part of the meaning of a seed: changing it changes results."""
@@ -57,6 +60,34 @@ BACKENDS = ("auto", "reference", "compiled")
 AUTO_COMPILED_FROM_T = 5000
 """``auto`` runs the compiled backend from this horizon on: below it a run of the reference costs
 milliseconds per run and the compiled kernel's load (about 0.3 s from the disk cache) dominates."""
+
+
+class Backend(Protocol):
+    """A second implementation of the round loop (the compiled kernels): it says why it cannot
+    run a policy on a source, or runs one seeded block and returns what the reference block
+    returns (regret at the checkpoints, pulls, actions)."""
+
+    def unsupported(self, policy: Policy, source: RewardSource) -> str | None: ...
+
+    def run_block(self, policy: Policy, source: RewardSource, T: int,
+                  env_rng: np.random.Generator, checkpoints: np.ndarray, record_actions: bool,
+                  progress: Callable[[int], None] | None = None) -> tuple: ...
+
+
+_BACKEND_LOADERS: dict[str, Callable[[], Backend]] = {}
+
+
+def register_backend(name: str, load: Callable[[], Backend]) -> None:
+    """Hand the engine backend ``name`` (one of :data:`BACKENDS` other than ``auto`` and
+    ``reference``): ``load()`` returns it, and is called only when a simulation asks for it."""
+    if name not in BACKENDS or name in ("auto", "reference"):
+        raise DPBanditsError(f"a registered backend is one of {BACKENDS[2:]}, got {name!r}")
+    _BACKEND_LOADERS[name] = load
+
+
+def _backend(name: str) -> Backend | None:
+    load = _BACKEND_LOADERS.get(name)
+    return None if load is None else load()
 
 
 class PolicyFactory(Protocol):
@@ -198,9 +229,11 @@ def choose_backend(factory: PolicyFactory, source: RewardSource, T: int, backend
     """
     if check_backend(backend) == "reference" or (backend == "auto" and T < AUTO_COMPILED_FROM_T):
         return "reference"
-    from .. import compiled
     from .registry import AlgorithmSpec
-    if not isinstance(factory, AlgorithmSpec):
+    compiled = _backend("compiled")
+    if compiled is None:
+        reason = "no compiled backend is registered (import dpbandits registers it)"
+    elif not isinstance(factory, AlgorithmSpec):
         reason = "only the registered algorithms (built by dpbandits.reference.spec) have kernels"
     else:
         reason = compiled.unsupported(factory(1, np.random.default_rng(0)), source)
@@ -231,7 +264,7 @@ def _run_block(factory: PolicyFactory, source: RewardSource, T: int, runs: int,
     env_rng = np.random.default_rng(env_seq)
     policy = _block_policy(factory, source, runs, np.random.default_rng(policy_seq))
     if backend == "compiled":
-        from .. import compiled
+        compiled: Any = _backend("compiled")
         return compiled.run_block(policy, source, T, env_rng, checkpoints, record_actions, progress)
     return _play(policy, source, T, env_rng, checkpoints, record_actions, progress)
 

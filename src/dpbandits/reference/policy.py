@@ -19,6 +19,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from .declarations import AuditDesign, AuditPreset, Declined, KnownPairs, TraceSetting
 from .privacy import PrivacyClaim, Variant
 
 __all__ = ["Policy", "PolicyBase", "as_generator"]
@@ -51,7 +52,8 @@ def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
 class PolicyBase:
     """Shared plumbing: argument checks, the variant, the claim, the tie-breaking argmax.
 
-    Subclasses set the class attributes below, implement ``act``/``observe`` and ``claim``.
+    Subclasses set the class attributes below, implement ``act``/``observe`` and ``claim``, and
+    declare what the machinery reads about them (:mod:`dpbandits.reference.declarations`).
     """
 
     name: ClassVar[str]
@@ -64,6 +66,25 @@ class PolicyBase:
     default_variant: ClassVar[str] = "paper"
     validate_feedback: bool = True
     """Check every observation; the engine turns this off because it validates its sources."""
+
+    kernel: ClassVar[str | None] = None
+    """The module of the compiled package that runs this algorithm (None: no kernel)."""
+    audit_design: ClassVar[AuditDesign | None] = None
+    """The audit's designed pairs and horizons (docs/audit-design.md)."""
+    known_pairs: ClassVar[KnownPairs | None] = None
+    """The worked worst-case pairs (docs/errata.md) and the arms at which they are stated."""
+    audit_preset: ClassVar[AuditPreset | None] = None
+    """Settings of ``dpbandits audit --all`` that replace the common ones."""
+    white_box_statistic: ClassVar[str | Declined | None] = None
+    """The attribute (dotted path) holding the noisy statistic it releases, for white-box audits."""
+    release_structure: ClassVar[str | None] = None
+    """Set when the release schedule does not depend on the data: what it is (the accountant's
+    one trace then covers every output)."""
+    trace_setting: ClassVar[TraceSetting | None] = None
+    """The accountant's trace setting, where the default one would trace no release."""
+    parameter_domains: ClassVar[dict[str, str]] = {}
+    """Domains of the parameters whose meaning is this algorithm's own (the shared names' are in
+    :mod:`dpbandits.reference.domains`)."""
 
     def __init__(self, K: int, *, runs: int = 1, rng: np.random.Generator | int | None,
                  epsilon: float | None = None, variant: str | None = None,

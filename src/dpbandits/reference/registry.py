@@ -2,23 +2,29 @@
 
 ``get(name)`` returns an algorithm's class, ``make(name, ...)`` builds a policy, ``spec(name, ...)``
 returns a picklable factory for the engine, and ``algorithms()`` lists what is registered with its
-paper, setting, variants and privacy claim.
+paper, setting, variants and privacy claim. ``declaration(name, attribute)`` and ``declared(...)``
+read what each algorithm declares for the machinery (:mod:`dpbandits.reference.declarations`):
+the machinery finds an algorithm's design, pairs, presets and kernel here, never by its name.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from ..errors import DPBanditsError, check_positive_int
 from ..limits import check_epsilon_range
+from .declarations import Declined
+from .domains import parameters_of
 from .policy import Policy, PolicyBase
 
-__all__ = ["ALGORITHMS", "ALIASES", "canonical", "get", "make", "spec", "algorithms", "AlgorithmSpec", "AlgorithmInfo"]
+__all__ = ["ALGORITHMS", "ALIASES", "canonical", "get", "make", "spec", "algorithms", "AlgorithmSpec",
+           "AlgorithmInfo", "declaration", "declared", "Declared"]
 
 # name -> "module:Class", relative to dpbandits.reference; imported on first use.
 ALGORITHMS: dict[str, str] = {
@@ -141,7 +147,6 @@ class AlgorithmInfo:
 def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
     """Every registered algorithm, with each variant's claim evaluated at ``epsilon``."""
     from ..limits import EPSILON_RANGE
-    from .parameters import parameters
 
     check_epsilon_range(epsilon)
     infos = []
@@ -154,6 +159,51 @@ def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
         infos.append(AlgorithmInfo(name, cls.title, cls.paper, cls.feedback, cls.private,
                                    cls.needs_horizon, tuple(v.name for v in cls.variants),
                                    cls.default_variant, claims,
-                                   tuple(vars(p) for p in parameters(name)),
+                                   tuple(vars(p) for p in parameters_of(cls)),
                                    EPSILON_RANGE if cls.private else None))
     return infos
+
+
+def declaration(name: str, attribute: str) -> Any:
+    """What registered algorithm ``name`` declares as ``attribute`` (a class attribute of
+    :mod:`dpbandits.reference.declarations`'s table); None when it declares none, declines one
+    (:class:`~dpbandits.reference.declarations.Declined`) or is not registered."""
+    name = canonical(name)
+    if name not in ALGORITHMS:
+        return None
+    value = getattr(get(name), attribute, None)
+    return None if isinstance(value, Declined) else value
+
+
+def declared(attribute: str) -> dict[str, Any]:
+    """Registered name -> its declaration ``attribute``, for every algorithm that has one, in the
+    registry's order."""
+    found = {name: declaration(name, attribute) for name in ALGORITHMS}
+    return {name: value for name, value in found.items() if value is not None}
+
+
+class Declared(Mapping):
+    """A read-only mapping, registered name -> ``transform(declaration)``, over the algorithms
+    that declare ``attribute``; built on first use (it imports every algorithm's module)."""
+
+    def __init__(self, attribute: str, transform: Callable[[Any], Any] = lambda value: value) -> None:
+        self._attribute, self._transform = attribute, transform
+        self._table: dict[str, Any] | None = None
+
+    def _data(self) -> dict[str, Any]:
+        if self._table is None:
+            self._table = {name: self._transform(value)
+                           for name, value in declared(self._attribute).items()}
+        return self._table
+
+    def __getitem__(self, name: str) -> Any:
+        return self._data()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data())
+
+    def __len__(self) -> int:
+        return len(self._data())
+
+    def __repr__(self) -> str:
+        return f"Declared({self._attribute!r}: {self._data()!r})"

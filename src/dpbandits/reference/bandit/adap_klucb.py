@@ -70,6 +70,7 @@ import math
 import numpy as np
 
 from ...errors import DPBanditsError
+from ..declarations import LazyEpoch
 from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -135,6 +136,19 @@ class AdaPKLUCB(PolicyBase):
     title = "AdaP-KLUCB"
     paper = "Azize & Basu (NeurIPS 2022, arXiv:2209.02570), Alg. 1 with the KL-UCB index"
     variants = (Variant("paper", "Algorithm 1 with the KL-UCB (or eq. (7)) index; no erratum"),)
+
+    kernel = "adap_klucb"
+    audit_design = LazyEpoch(
+        steps=(16, 32), arm0=(0.0,), others=0.0, horizon=64,
+        why="the KL index reads Clip(mu~_a + alpha ln t / (eps n_a)) (Azize and Basu, the "
+            "AdaP-KLUCB index beside eq. (7)), which is 1 for both arms, so that the choices "
+            "are ties broken at random, until an episode of n_a > alpha ln t samples ends: "
+            "with alpha = 3.1 and t <= 64 the episodes of 16 samples; on the all-zero table "
+            "rounds 16 and 32 fall in the episodes of 8 and 16 samples, whose means (moved "
+            "by 1/n_a) are the first released unclipped, and the next episode choices read "
+            "them up to T = 64")
+    white_box_statistic = "mu_tilde"
+    parameter_domains = {"alpha": "a number > 3"}
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "random", alpha: float = 3.1, index: str = "kl",

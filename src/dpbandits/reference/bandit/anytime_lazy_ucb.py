@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from ..declarations import LazyEpoch
 from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
@@ -46,6 +47,16 @@ class AnytimeLazyUCB(PolicyBase):
     name = "anytime-lazy-ucb"
     title = "Anytime-Lazy-UCB"
     paper = "Hu, Huang & Mehta (arXiv:2102.07929), Alg. 1; journal version Alg. 1"
+
+    kernel = "anytime_lazy_ucb"
+    audit_design = LazyEpoch(
+        steps=(1,), arm0=(0.0, 1.0), others=1.0, horizon=None,
+        why="arm 0's epoch 0 is the reward of round 1, released at once as mu~_0 = X + "
+            "Lap(1/eps) (Alg. 1 l.2); arms 1..K-1 pay 1, so the first doubled epoch of the "
+            "winner of round K + 1 releases a mean near 1 with half the noise (l.6-l.7) and "
+            "its smaller bonus (l.4) puts arm 0's next pull at a threshold on mu~_0 below 0: "
+            "an event of exact ratio e^eps in the Laplace tail")
+    white_box_statistic = "mu_tilde"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:

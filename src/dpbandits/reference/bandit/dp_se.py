@@ -65,6 +65,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DPBanditsError, check_positive_int, check_probability
+from ..declarations import Declined, FirstElimination, TraceSetting
 from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -125,6 +126,24 @@ class DPSE(PolicyBase):
     paper = "Sajed & Sheffet (ICML 2019, arXiv:1905.09383), DP-SE"
     needs_horizon = True
     variants = (Variant("paper", "DP-SE as reconstructed in docs/algorithms/dp-se.md; no erratum"),)
+
+    kernel = "dp_se"
+    audit_design = FirstElimination(
+        offsets=(3, 6), epoch_length=epoch_length, threshold=elimination_threshold,
+        why="DP-SE releases nothing before its first epoch ends (after K R_1 rounds); its pairs "
+            "put the gap between the two released means 3 and 6 noise scales 1/(eps R_1) below "
+            "the first elimination threshold 2 (h_1 + c_1) (l.8-l.9), where the elimination has "
+            "probability about 0.05 and 0.004 (a difference of two Laplace variables) and a "
+            "change of 1/R_1 in one mean moves it most in ratio; for the audit of a candidate "
+            "against DP-SE one more puts the exact gap on the threshold (a DP-SE that eliminates "
+            "on exact means is then caught with certainty)")
+    white_box_statistic = Declined(
+        "its releases are one mean per arm and epoch, the first after K R_1 rounds; the action "
+        "audit reads them at the first elimination (audit_design)")
+    trace_setting = TraceSetting(
+        K=2, T=720, params={"beta": 1.0},
+        why="DP-SE's first epoch at K = 2 and beta = 1 ends at round 710, so its releases are "
+            "traced at T = 720")
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", T: int | None = None, beta: float | None = None,

@@ -55,6 +55,7 @@ import math
 
 import numpy as np
 
+from ..declarations import AuditPreset, HybridItem
 from ..policy import PolicyBase
 from ..privacy import PrivacyClaim
 from .dp_ucb_bound import hybrid_claim, hybrid_sums, hybrid_variants
@@ -73,6 +74,20 @@ class DPUCB(PolicyBase):
     paper = "Tossou & Dimitrakakis (AAAI 2016), Alg. 2"
     variants = hybrid_variants()
     default_variant = "corrected"
+
+    kernel = "dp_ucb"
+    audit_design = HybridItem(
+        steps=(3, 5), after=5,
+        why="item 3 of every arm's hybrid counter (DP-UCB inserts every round, so item = round) "
+            "lies in the logarithmic block released at n = 4 and in the binary node released at "
+            "n = 3; rounds 4 and 5 read the two releases")
+    audit_preset = AuditPreset(
+        samples=100_000,
+        why="the test sample at which the designed pairs refute the printed variant's claim from "
+            "its actions (docs/audit-design.md: 50 000 runs per side refute it at seeds 0 and 1, "
+            "20 000 did not at seed 0)")
+    white_box_statistic = "H.value"
+    release_structure = "data-independent: every arm's mechanism receives one item per round"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:

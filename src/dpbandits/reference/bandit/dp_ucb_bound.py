@@ -68,6 +68,7 @@ import math
 import numpy as np
 
 from ...errors import DPBanditsError
+from ..declarations import HybridItem
 from ..mechanisms import HybridCounter
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -140,6 +141,15 @@ class DPUCBBound(PolicyBase):
     paper = "Tossou & Dimitrakakis (AAAI 2016), Alg. 1"
     variants = hybrid_variants(" and nu_a at eps/2")
     default_variant = "corrected"
+
+    kernel = "dp_ucb"
+    audit_design = HybridItem(
+        steps=(3, 5), after=5,
+        why="with K = 2 the reward of round 5 is item 3 of its arm when rounds 3 and 4 split; the "
+            "radius nu_a is a function of the counts only, so the noise decides an action only "
+            "when the counts tie (rounds 3, 5 and 9; the tie at 4 pulls each, round 9, reads the "
+            "release at n = 4)")
+    white_box_statistic = "H.value"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", tree_log_base: float | str = 2) -> None:

@@ -92,6 +92,7 @@ import numpy as np
 from scipy.special import zeta
 
 from ...errors import DPBanditsError, check_epsilon, check_positive_int, check_probability
+from ..declarations import AuditPreset, KnownPairs, TablePair
 from ..noise import laplace, release
 from ..neighbours import ROW, NeighbourRelation
 from ..policy import PolicyBase
@@ -337,6 +338,17 @@ class _Schedule:
         return self.points
 
 
+
+def arm_two_first_reward(K: int, T: int) -> list[TablePair]:
+    """The worked worst case of docs/errata.md#td-int-loop: arm 1 always pays 1; arm 2's first
+    reward (round 2) is 0 vs 1."""
+    X = np.zeros((T, K))
+    X[:, 0] = 1.0
+    Y = X.copy()
+    Y[1, 1] = 1.0
+    return [TablePair(X, Y, 2, "docs/errata.md#td-int-loop: arm 2's first reward 0 vs 1")]
+
+
 class DPUCBInt(PolicyBase):
     """DP-UCB-INT of Tossou and Dimitrakakis, batch-first."""
 
@@ -350,6 +362,16 @@ class DPUCBInt(PolicyBase):
                          "point; (eps', delta') unproven, pure branch false (docs/errata.md#td-int-loop)"),
     )
     default_variant = "corrected"
+
+    kernel = "dp_ucb_int"
+    known_pairs = KnownPairs(build=arm_two_first_reward, arms=2,
+                             source="docs/errata.md#td-int-loop")
+    audit_preset = AuditPreset(
+        epsilon=0.5, params={"v": 1.5}, T=20, samples=500_000,
+        why="the parameters of the counterexample in docs/errata.md#td-int-loop (eps = 0.5, "
+            "v = 1.5, T = 20), whose violating event has probability about 4e-4 and needs about "
+            "5e5 runs per side")
+    white_box_statistic = "mean_hat"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", v: float = 1.1, delta: float = math.exp(-10),

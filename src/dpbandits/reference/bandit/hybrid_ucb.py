@@ -67,6 +67,7 @@ import math
 
 import numpy as np
 
+from ..declarations import HybridItem
 from ..mechanisms import binary_step
 from ..noise import laplace, release
 from ..policy import PolicyBase
@@ -88,6 +89,13 @@ class HybridUCB(PolicyBase):
         Variant("corrected", "tree-node noise Lap(2(r+1)/eps): r+1 released levels, eps-DP"),
     )
     default_variant = "corrected"
+
+    kernel = "hybrid_ucb"
+    audit_design = HybridItem(
+        steps=(3, 4), after=4,
+        why="with K = 2 the reward of round 3 is the second observation of its arm: leaf 1 of "
+            "tree 1, in two released tree nodes and one array")
+    white_box_statistic = "mu_tilde"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:

@@ -47,6 +47,7 @@ import math
 import numpy as np
 
 from ...errors import DPBanditsError
+from ..declarations import LazyEpoch
 from ..noise import laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
@@ -63,6 +64,18 @@ class LazyDPTS(PolicyBase):
     name = "lazy-dp-ts"
     title = "Lazy-DP-TS"
     paper = "Hu, Huang, Mehta & Hegde (arXiv:2102.07929v3), Alg. 3"
+
+    kernel = "lazy_dp_ts"
+    audit_design = LazyEpoch(
+        steps=(32, 36, 48), arm0=(0.0,), others=1.0, horizon=96,
+        why="the shifted mean Clip(mu~_j + 3 ln t / (eps O_j)) (Alg. 3 l.4) is 1 for every "
+            "arm, and the Beta draws data-independent, until an epoch is long enough that "
+            "the shift falls below 1 - mu~_j: with K = 2 both arms are pulled alike until "
+            "about round 32 and then fill their epochs of 16 pulls (rounds 32 to 48 hold "
+            "pulls 16 to 24 of each arm); arm 0 pays 0, so its epoch-16 mean (moved by 1/16 "
+            "by the changed reward) is released unclipped near round 64 and read by every "
+            "Beta draw up to T = 96; arm 1 pays 1 and stays clipped")
+    white_box_statistic = "mu_tilde"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", log_base: str | int = "e") -> None:

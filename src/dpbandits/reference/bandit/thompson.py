@@ -50,6 +50,8 @@ class ThompsonSampling(PolicyBase):
     paper = "Agrawal & Goyal (JACM 2017); Hu, Huang, Mehta & Hegde (arXiv:2102.07929v3), Alg. 2"
     private = False
 
+    kernel = "thompson"
+
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)

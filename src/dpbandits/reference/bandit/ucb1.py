@@ -48,6 +48,8 @@ class UCB1(PolicyBase):
     paper = "Auer, Cesa-Bianchi & Fischer (MLJ 2002)"
     private = False
 
+    kernel = "ucb1"
+
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", initial_order: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)

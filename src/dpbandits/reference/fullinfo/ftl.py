@@ -38,6 +38,8 @@ class FTL(PolicyBase):
     feedback = "full"
     private = False
 
+    kernel = "fullinfo"
+
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)

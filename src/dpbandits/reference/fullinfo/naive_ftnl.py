@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declarations import KnownPairs
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
 from ..report_noisy_max import EpochRNM, ends_epoch, noisy_argmax
+from .rnm_ftnl import first_row_swap
 
 __all__ = ["NaiveFTNL"]
 
@@ -43,6 +45,11 @@ class NaiveFTNL(PolicyBase):
     title = "Naive FTNL"
     paper = "Hu, Huang & Mehta (arXiv:2102.07929), Sec. 5 (baseline)"
     feedback = "full"
+
+    kernel = "fullinfo"
+    known_pairs = KnownPairs(build=first_row_swap, arms=5,
+                             source="docs/errata.md#rnm-laplace")
+    release_structure = "data-independent: one release per doubling epoch"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:

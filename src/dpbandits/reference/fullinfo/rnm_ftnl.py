@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declarations import KnownPairs, TablePair
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 from ..report_noisy_max import EpochRNM, ends_epoch, noisy_argmax
@@ -51,6 +52,17 @@ from ..report_noisy_max import EpochRNM, ends_epoch, noisy_argmax
 __all__ = ["RNMFTNL"]
 
 _SOURCE = "Hu, Huang & Mehta (arXiv:2102.07929), Theorem 6; journal version (v3), Theorem 8"
+
+
+
+def first_row_swap(K: int, T: int) -> list[TablePair]:
+    """The worked worst case of docs/errata.md#rnm-laplace, shared with the naive FTNL: X(1) = e_1
+    vs 1 - e_1 at epoch 0 on a table of halves (loss 1.759 at K = 5 for Lap(1/eps))."""
+    X = np.full((T, K), 0.5)
+    e0 = np.eye(K)[0]
+    X[0], Y = e0, X.copy()
+    Y[0] = 1 - e0
+    return [TablePair(X, Y, 1, "docs/errata.md#rnm-laplace: round 1 e_1 vs 1 - e_1")]
 
 
 class RNMFTNL(PolicyBase):
@@ -65,6 +77,11 @@ class RNMFTNL(PolicyBase):
         Variant("corrected", "RNM noise Lap(2/eps): eps-DP under vector replacement"),
     )
     default_variant = "corrected"
+
+    kernel = "fullinfo"
+    known_pairs = KnownPairs(build=first_row_swap, arms=5,
+                             source="docs/errata.md#rnm-laplace")
+    release_structure = "data-independent: one release per doubling epoch"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:

@@ -57,6 +57,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DPBanditsError
+from ..declarations import KnownPairs, TablePair
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 from ..noise import resample
@@ -73,6 +74,20 @@ SCALE_MULTIPLIERS = {
 }
 
 
+
+def second_epoch_losses(K: int, T: int) -> list[TablePair]:
+    """The worked worst case of docs/errata.md#ww-exponential: losses (1,0),(1,0) vs
+    (1,0),(0,1) in rounds 2-3 (exactly 2 eps for Exp(1/eps))."""
+    X = np.full((T, K), 0.5)
+    bad = np.eye(K)[1]                  # reward (0, 1, ...): loss (1, 0, ...) on action 0
+    X[1] = bad
+    X[2] = bad
+    Y = X.copy()
+    Y[2] = np.eye(K)[0]
+    return [TablePair(X, Y, 3, "docs/errata.md#ww-exponential: rounds 2-3 losses (1,0),(1,0) vs "
+                               "(1,0),(0,1)")]
+
+
 class RNMFTNLBQ(PolicyBase):
     """Wu and Wang's RNM-FTNL(B, Q), batch-first. ``B`` in {0, 1}; ``Q`` one of NOISES."""
 
@@ -86,6 +101,11 @@ class RNMFTNLBQ(PolicyBase):
         Variant("corrected", "Lap(2/eps), Exp(2/eps), Gumbel(2/eps): all eps-DP"),
     )
     default_variant = "corrected"
+
+    kernel = "fullinfo"
+    known_pairs = KnownPairs(build=second_epoch_losses, arms=2,
+                             source="docs/errata.md#ww-exponential")
+    release_structure = "data-independent: one release per doubling epoch"
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  B: int = 1, Q: str = "exponential", tie_break: str = "first") -> None:

@@ -63,6 +63,8 @@ class CTS(MatroidPolicy):
     variants = (Variant("paper", "Gaussian TS with greedy oracle (Sec. 5 reading)"),)
     default_variant = "paper"
 
+    kernel = "matroid"
+
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  matroid: Matroid | None = None, tie_break: str = "first",
                  form: str = "round0") -> None:

@@ -64,6 +64,8 @@ class DPTSMAT(PrivateMatroidPolicy):
     variants = round_zero_variants("boost with")
 
     # --8<-- [start:boost-sample-act]
+
+    kernel = "matroid"
     def boosted_mean(self, t: int) -> np.ndarray:
         """w'_e(t), the posterior mean, for every run and base arm (Alg. 3 l.5)."""
         return self.w_tilde + (3.0 * math.log(self.rank * t)) * self.inv_eps_T   # [Alg.3 l.4-5]

@@ -69,6 +69,8 @@ class DPUCBMAT(PrivateMatroidPolicy):
     variants = round_zero_variants("privacy term")
 
     # --8<-- [start:index-act-observe]
+
+    kernel = "matroid"
     def index(self, t: int) -> np.ndarray:
         """U_t(e) for every run and base arm, shape (runs, L) (Alg. 2 l.5, eq. (3))."""
         log_Kt = math.log(self.rank * t)

@@ -55,6 +55,9 @@ class OMM(MatroidPolicy):
     variants = (Variant("paper", "Kveton et al.'s OMM: UCB1 radius, running means, round-0 row"),)
     default_variant = "paper"
 
+    kernel = "matroid"
+    parameter_domains = {"alpha": "a number > 0"}
+
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  matroid: Matroid | None = None, tie_break: str = "first", alpha: float = 2.0,
                  log_round: str = "t") -> None:
