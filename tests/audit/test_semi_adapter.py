@@ -65,7 +65,7 @@ class Plays:
 @pytest.mark.exact
 def test_row_zero_first_then_the_sorted_basis_and_its_weights():
     SEEN.clear()
-    bases = SemiPolicyMechanism(recorder, MATROID, None).sample(TABLE, 1, 0)
+    bases = SemiPolicyMechanism(recorder, MATROID, None, isolated=False).sample(TABLE, 1, 0)
     seen = SEEN[0].seen
     assert seen[0] == (0, None, [0.1, 0.2, 0.3, 0.4], False, None)
     assert seen[1] == (1, [0, 3], [0.5, 0.8], False, False)         # (3, 0) sorted, weights in order

@@ -17,7 +17,7 @@ from dpbandits.cli import main
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference.bandit.dp_se import epoch_length
 from dpbandits.testing import assert_conforms, assert_private
-from dpbandits.validate.privacy import audit_horizon, could_not_test
+from dpbandits.audit.against import audit_horizon, could_not_test
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES / "ci"))
@@ -84,7 +84,7 @@ def test_every_signature_form_is_served(obj):
 @pytest.mark.smoke
 def test_parameters_are_matched_by_name():
     Seen.built.clear()
-    load(Seen, K=2, epsilon=0.5, params={"order": "random"}).sample(TABLE[:, :2], 1, 0)
+    load(Seen, K=2, epsilon=0.5, params={"order": "random"}, isolated=False).sample(TABLE[:, :2], 1, 0)
     assert Seen.built[-1] == (9, 0.5, "random")
     made = builder(Seen)(Problem(2, 30, 2.0), np.random.default_rng(0))
     assert isinstance(made, Seen) and Seen.built[-1] == (30, 2.0, "first")

@@ -111,7 +111,8 @@ def test_a_candidate_that_plays_no_basis_is_one_line_and_exit_2(capsys, tmp_path
 @pytest.mark.smoke
 def test_the_problem_carries_the_matroid_and_k_is_the_number_of_base_arms():
     Recording.built.clear()
-    mechanism = load(Recording, K=7, epsilon=1.0, params={"matroid": MATROID}, feedback="semi")
+    mechanism = load(Recording, K=7, epsilon=1.0, params={"matroid": MATROID}, feedback="semi",
+                     isolated=False)
     assert isinstance(mechanism, SemiCandidateMechanism) and mechanism.k == 3
     problem = Recording.built[0]                       # built once by the check before any work
     assert (problem.K, problem.feedback, problem.epsilon) == (7, "semi", 1.0)

@@ -20,6 +20,14 @@ Three shapes of user code are accepted, each for a single run:
   and a generator in, the T actions out. Nothing stops ``fn`` from reading rewards before acting;
   that is the author's responsibility (the audit tests the action sequence either way).
 
+Isolation: by default (``isolated=True``, on POSIX) the user code runs in host processes of its
+own (:mod:`dpbandits.audit.isolation`; docs/audit-protocol.md#isolation), each serving whole blocks
+of runs on its own copy of the table: it cannot change the auditor's state or another run's
+input, and its exceptions, exits, crashes, output and time (``timeout`` seconds per call) are
+confined to it and reported as a :class:`~dpbandits.errors.DPBanditsError`. ``isolated=False``
+runs it in the calling process, one run after another (for debugging; the code can then change
+anything in that process).
+
 Seeding: run ``i`` of ``sample(table, n, seed)`` gets the generator built from the ``i``-th child
 of ``SeedSequence(seed)`` (:func:`run_seeds`), and nothing else, so a result depends only on
 ``(seed, i)`` and never on ``workers`` or the chunking. User code must draw all its randomness
@@ -28,15 +36,14 @@ this, and no adapter can detect it in general.
 
 Every output is checked (shape, integer type, range 0..K-1, NaN; for a semi-bandit policy,
 that the base arms are distinct and form a basis of the matroid) and every exception raised by
-user code is turned into a :class:`~dpbandits.errors.DPBanditsError` naming the run, the round
-and the problem, with the original exception chained.
+user code is turned into a :class:`~dpbandits.errors.DPBanditsError` naming the run, the round,
+the exception's type and its message (the exception object itself stays in the host).
 """
 
 from __future__ import annotations
 
 import math
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -44,6 +51,7 @@ import numpy as np
 from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_seed
 from ..reference.environments import Table
 from ..reference.privacy import Guarantee
+from .isolation import AVAILABLE, DEFAULT_TIMEOUT, Hosts, check_timeout
 from .mechanism import Mechanism, as_table
 
 __all__ = ["PolicyMechanism", "SemiPolicyMechanism", "CallableMechanism", "run_seeds", "claimed_guarantee",
@@ -52,7 +60,11 @@ __all__ = ["PolicyMechanism", "SemiPolicyMechanism", "CallableMechanism", "run_s
 FEEDBACK_MODELS = ("bandit", "full")
 
 CHUNKS_PER_WORKER = 4
-"""Chunks handed to each worker process (load balance only; results never depend on it)."""
+"""Blocks of runs handed to each host process when ``workers > 1`` (load balance only; results
+never depend on it)."""
+
+LOADING = -1
+"""The run index of the progress word while the candidate is loaded and checked."""
 
 
 def run_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
@@ -90,18 +102,44 @@ def _read_only(X: np.ndarray) -> np.ndarray:
 
 
 class _PythonMechanism(Mechanism):
-    """Shared plumbing: argument checks, per-run seeds, chunks over worker processes."""
+    """Shared plumbing: argument checks, per-run seeds, blocks of runs in host processes."""
 
     feedback_models: tuple[str, ...] = FEEDBACK_MODELS
     """The feedback models the adapter can deliver."""
 
     def __init__(self, K: int, claim_epsilon: float | None, feedback: str, workers: int,
-                 label: str) -> None:
+                 label: str, timeout: float = DEFAULT_TIMEOUT, isolated: bool = True) -> None:
         self.K = check_positive_int(K, "K", minimum=2)
         self.claimed = claimed_guarantee(claim_epsilon)
         self.feedback = _checked_feedback_model(feedback, self.feedback_models)
         self.workers = check_positive_int(workers, "workers")
         self.label = str(label)
+        self.timeout = check_timeout(timeout)
+        """Seconds allowed for each call into the user code (isolated runs only)."""
+        self.isolated = bool(isolated) and AVAILABLE
+        """Whether the user code runs in host processes of its own (module docstring)."""
+        self._start_hosts()
+
+    def _start_hosts(self) -> None:
+        self._progress = np.zeros(2, dtype=np.int64)   # [run, step]; a host's is shared memory
+        self._hosts: Hosts | None = Hosts(self.workers, self.timeout)
+        weakref.finalize(self, self._hosts.close)
+
+    def close(self) -> None:
+        """Stop the host processes now (they are also stopped when the mechanism is garbage
+        collected and when the interpreter exits); a later ``sample`` starts new ones."""
+        if self._hosts is not None:
+            self._hosts.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        for name in ("_hosts", "_progress"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._start_hosts()
 
     def sample(self, table: Table | np.ndarray, n: int, seed: int) -> np.ndarray:
         """``n`` independent runs on ``table``: an int32 array of shape (n, T), arms in 0..K-1
@@ -109,24 +147,44 @@ class _PythonMechanism(Mechanism):
         table, n, seed = checked_sample_arguments(table, n, seed, self.K, self.label)
         X = self._rows(table)
         seeds = run_seeds(seed, n)
-        if self.workers == 1 or n == 1:
+        if not self.isolated:
             return self._run_chunk(X, 0, seeds)
-        size = max(1, math.ceil(n / (self.workers * CHUNKS_PER_WORKER)))
-        starts = range(0, n, size)
-        try:
-            with ProcessPoolExecutor(max_workers=min(self.workers, len(starts))) as pool:
-                futures = [pool.submit(self._run_chunk, X, start, seeds[start:start + size])
-                           for start in starts]
-                return np.concatenate([future.result() for future in futures])
-        except DPBanditsError:
-            raise
-        except BrokenProcessPool as error:
-            raise DPBanditsError(f"{self.label}: a worker process died (did the user code exit "
-                                 f"the interpreter?): {error}") from error
-        except Exception as error:  # the user object could not be sent to a worker process
-            raise DPBanditsError(f"{self.label}: workers = {self.workers} needs user code that "
-                                 f"can be pickled (defined at module level): "
-                                 f"{type(error).__name__}: {error}") from error
+        data = np.ascontiguousarray(X, dtype=float).tobytes()
+        size = n if self.workers == 1 else max(1, math.ceil(n / (self.workers * CHUNKS_PER_WORKER)))
+        requests = [(("runs", data, X.shape, start, seeds[start:start + size]),
+                     (len(seeds[start:start + size]),) + self._run_shape(X))
+                    for start in range(0, n, size)]
+        actions = np.concatenate(self._hosts_or_new().map(self, requests))
+        self._check_received(actions)
+        return actions
+
+    def check(self) -> None:
+        """Load the user code and check it where it runs (a host, or here when not isolated)."""
+        if self.isolated:
+            self._hosts_or_new().map(self, [(("check",), None)])
+        else:
+            self._check_here()
+
+    def _hosts_or_new(self) -> Hosts:
+        if self._hosts is None:         # pragma: no cover  (only inside a host)
+            raise DPBanditsError(f"{self.label}: a host process cannot start hosts")
+        return self._hosts
+
+    # ---- in the host (or here, when not isolated) --------------------------------------------
+
+    def _serve(self, request: tuple) -> np.ndarray | None:
+        """The answer to one request from the auditor (runs in the host)."""
+        if request[0] == "check":
+            self._check_here()
+            return None
+        _, data, shape, start, seeds = request
+        # An array over immutable bytes: the user code cannot make it writeable again.
+        X = np.frombuffer(data, dtype=float).reshape(shape)
+        return self._run_chunk(X, start, seeds)
+
+    def _check_here(self) -> None:
+        """Load and check the user code (nothing to do for an object given already)."""
+        self._progress[:] = (LOADING, 0)
 
     def _rows(self, table: Table) -> np.ndarray:
         """The read-only rows every run reads: the table's rounds 1..T."""
@@ -140,10 +198,30 @@ class _PythonMechanism(Mechanism):
                    seeds: list[np.random.SeedSequence]) -> np.ndarray:
         actions = np.empty((len(seeds),) + self._run_shape(X), dtype=np.int32)
         for offset, run_seed in enumerate(seeds):
+            self._progress[:] = (start + offset, 0)
             actions[offset] = self._run(X, np.random.default_rng(run_seed), start + offset)
         return actions
 
     def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
+        raise NotImplementedError
+
+    # ---- in the auditor ----------------------------------------------------------------------
+
+    def _check_received(self, actions: np.ndarray) -> None:
+        """Check a host's actions again: its end of the connection is the user code's too."""
+        if actions.size and (actions.min() < 0 or actions.max() >= self.K):
+            raise DPBanditsError(f"{self.label}: the host process sent arms outside "
+                                 f"0..{self.K - 1}")
+
+    def _call_name(self, run: int, step: int) -> str:
+        """The call into the user code that the progress word [run, step] names."""
+        if run == LOADING:
+            return {0: "loading the candidate",
+                    1: "building the candidate for a two-round problem",
+                    2: "looking up the candidate's act and observe"}.get(step, "loading the candidate")
+        return f"run {run}: {self._step_name(step)}"
+
+    def _step_name(self, step: int) -> str:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -163,12 +241,13 @@ class PolicyMechanism(_PythonMechanism):
 
     def __init__(self, factory: Callable[[np.random.Generator], Any], K: int,
                  claim_epsilon: float | None, feedback: str = "bandit", *, workers: int = 1,
-                 label: str | None = None) -> None:
+                 label: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 isolated: bool = True) -> None:
         if not callable(factory):
             raise DPBanditsError(f"factory must be callable (rng -> policy), got {factory!r}")
         self.factory = factory
         super().__init__(K, claim_epsilon, feedback, workers,
-                         label or f"policy {getattr(factory, '__name__', type(factory).__name__)}")
+                         label or f"policy {_name_of(factory)}", timeout, isolated)
 
     build_call = "factory(rng)"
     """How error messages name the call that builds a run's policy."""
@@ -177,13 +256,22 @@ class PolicyMechanism(_PythonMechanism):
         """The policy of one run of T rounds."""
         return self.factory(rng)
 
+    def _step_name(self, step: int) -> str:
+        if step == 0:
+            return self.build_call
+        t, observing = divmod(step, 2)
+        if t == 0:
+            return "policy.observe(0, None, w0)"
+        return f"policy.observe({t}, ...)" if observing else f"policy.act({t})"
+
     def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
         where = f"{self.label}: run {i}"
         T, K = X.shape
+        progress = self._progress
         policy = _call(where, self.build_call, self._build, T, rng)
         act, observe = _protocol_methods(policy, where)
         full = self.feedback == "full"
-        rows = [X[t] for t in range(T)] if full else X.tolist()
+        rows = None if full else X.tolist()    # this run's own floats
         actions = [0] * T
         t, what = 0, "act"
         # One try around the whole loop: the per-round cost is the candidate's own, plus a type
@@ -191,11 +279,16 @@ class PolicyMechanism(_PythonMechanism):
         try:
             for t in range(1, T + 1):
                 what = "act"
+                progress[1] = 2 * t
                 value = act(t)
                 if type(value) is not int or not 0 <= value < K:
                     value = _checked_action(value, K, f"{where}: policy.act({t})")
                 what = "observe"
-                observe(t, value, rows[t - 1] if full else rows[t - 1][value])
+                progress[1] = 2 * t + 1
+                if full:
+                    observe(t, value, _own_copy(X[t - 1]))
+                else:
+                    observe(t, value, rows[t - 1][value])
                 actions[t - 1] = value
         except DPBanditsError:
             raise
@@ -220,7 +313,8 @@ class SemiPolicyMechanism(PolicyMechanism):
 
     def __init__(self, factory: Callable[[np.random.Generator], Any], matroid: Any,
                  claim_epsilon: float | None, *, workers: int = 1,
-                 label: str | None = None) -> None:
+                 label: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 isolated: bool = True) -> None:
         from ..reference.matroid import Matroid
 
         if not isinstance(matroid, Matroid):
@@ -229,7 +323,8 @@ class SemiPolicyMechanism(PolicyMechanism):
         self.matroid = matroid
         self.k = matroid.rank
         self._bases: dict[tuple[int, ...], bool] = {}
-        super().__init__(factory, matroid.L, claim_epsilon, "semi", workers=workers, label=label)
+        super().__init__(factory, matroid.L, claim_epsilon, "semi", workers=workers, label=label,
+                         timeout=timeout, isolated=isolated)
 
     feedback_models = ("semi",)
 
@@ -246,19 +341,23 @@ class SemiPolicyMechanism(PolicyMechanism):
     def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
         where = f"{self.label}: run {i}"
         T = X.shape[0] - 1
+        progress = self._progress
         policy = _call(where, self.build_call, self._build, T, rng)
         act, observe = _protocol_methods(policy, where, "act(t) -> basis",
                                          "observe(t, arms, rewards)")
         bases = np.empty((T, self.k), dtype=np.int32)
         t, call = 0, "policy.observe(0, None, w0)"
         try:
-            observe(0, None, X[0])
+            progress[1] = 1
+            observe(0, None, _own_copy(X[0]))
             for t in range(1, T + 1):
                 call = f"policy.act({t})"
+                progress[1] = 2 * t
                 arms = self._checked_basis(act(t), f"{where}: {call}")
-                rewards = X[t, arms]
+                rewards = X[t, arms]        # fancy indexing: a fresh array of its own
                 rewards.setflags(write=False)
                 call = f"policy.observe({t}, ...)"
+                progress[1] = 2 * t + 1
                 observe(t, arms, rewards)
                 bases[t - 1] = arms
         except DPBanditsError:
@@ -298,6 +397,11 @@ class SemiPolicyMechanism(PolicyMechanism):
         arms.setflags(write=False)
         return arms
 
+    def _check_received(self, actions: np.ndarray) -> None:
+        super()._check_received(actions)
+        for basis in np.unique(actions.reshape(-1, self.k), axis=0):
+            self._checked_basis(basis, f"{self.label}: the host process")
+
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(label={self.label!r}, matroid={self.matroid!r}, "
                 f"claimed={self.claimed}, workers={self.workers})")
@@ -313,17 +417,38 @@ class CallableMechanism(_PythonMechanism):
 
     def __init__(self, fn: Callable[[np.ndarray, np.random.Generator], Any], K: int,
                  claim_epsilon: float | None, feedback: str = "bandit", *, workers: int = 1,
-                 label: str | None = None) -> None:
+                 label: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 isolated: bool = True) -> None:
         if not callable(fn):
             raise DPBanditsError(f"fn must be callable (table, rng -> actions), got {fn!r}")
         self.fn = fn
-        super().__init__(K, claim_epsilon, feedback, workers,
-                         label or f"function {getattr(fn, '__name__', type(fn).__name__)}")
+        super().__init__(K, claim_epsilon, feedback, workers, label or f"function {_name_of(fn)}",
+                         timeout, isolated)
+
+    def _step_name(self, step: int) -> str:
+        return "fn(table, rng)"
 
     def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
         where = f"{self.label}: run {i}"
-        output = _call(where, "fn(table, rng)", self.fn, X, rng)
+        self._progress[1] = 1
+        output = _call(where, "fn(table, rng)", self.fn, _own_copy(X), rng)
         return _checked_sequence(output, X.shape[0], self.K, where)
+
+
+def _own_copy(X: np.ndarray) -> np.ndarray:
+    """A fresh read-only copy of ``X``: user code that makes it writeable again and overwrites
+    it changes its own copy only, never the table another round or run reads."""
+    X = X.copy()
+    X.setflags(write=False)
+    return X
+
+
+def _name_of(obj: Any) -> str:
+    """A short name for user code, read without trusting it."""
+    try:
+        return str(getattr(obj, "__name__", None) or type(obj).__name__)
+    except Exception:
+        return type(obj).__name__
 
 
 def _protocol_methods(policy: Any, where: str, act: str = "act(t) -> arm",
@@ -332,7 +457,11 @@ def _protocol_methods(policy: Any, where: str, act: str = "act(t) -> arm",
     """The policy's act and observe methods; a missing one is a clear error."""
     methods = []
     for name in ("act", "observe"):
-        method = getattr(policy, name, None)
+        try:
+            method = getattr(policy, name, None)
+        except Exception as error:
+            raise DPBanditsError(f"{where}: looking up policy.{name} raised "
+                                 f"{type(error).__name__}: {error}") from error
         if not callable(method):
             raise DPBanditsError(f"{where}: the candidate object ({type(policy).__name__}) has no "
                                  f"{name}() method; it needs {act} and {observe}")

@@ -1,0 +1,406 @@
+"""Python candidates in a process of their own: the code under test cannot reach the auditor.
+
+A Python candidate (a class, a factory or a function of the table, see
+:mod:`dpbandits.audit.adapters`) runs in a *host*: a child process forked from the auditor,
+which serves whole blocks of runs. The auditor sends a block request (a copy of the reward table
+as bytes and the runs' seeds) and receives the block's actions; nothing else crosses. So:
+
+* the candidate works on copies: the host rebuilds the table from the bytes it received (an
+  array over immutable bytes, which cannot be made writeable again), and every run gets its own
+  copy of what it observes (the pulled rewards as floats, each full row or basis weights as a
+  fresh read-only array, a function's table as a fresh read-only array). Rewriting what it was
+  given changes only its own copy, never another run's input nor the auditor's table;
+* its exceptions, ``sys.exit``, ``os._exit``, signals and crashes end the host, not the auditor:
+  each becomes a :class:`~dpbandits.errors.DPBanditsError` naming the candidate, the run and the
+  call (exit status 2 on the command line), never a verdict;
+* its standard output and error go to a pipe whose last lines are quoted in those errors; they
+  never mix with the auditor's output (``--json`` stays JSON);
+* every call into it has a time limit (``timeout`` seconds: loading it, building a run's policy,
+  each ``act`` and ``observe``, a function's whole run). The host writes which call it is in to a
+  word of shared memory; the auditor, waiting for the reply, kills the host's process group when
+  that word has not changed for ``timeout`` seconds;
+* the reply is read without unpickling (a JSON header and raw int32 actions of the expected shape,
+  at most the expected size), then checked again (arms in range): a host that writes to its end
+  of the connection cannot run code in the auditor or hand it an invalid action.
+
+The host keeps running between requests (starting it, and importing a candidate named by text,
+happen once per mechanism and worker), and is killed when the mechanism is closed, garbage
+collected or the auditor exits. ``workers`` hosts serve contiguous blocks of runs; a result
+depends on ``(seed, run)`` only, as in :func:`dpbandits.audit.adapters.run_seeds`.
+
+Limits (docs/audit-protocol.md#isolation): the host is a process of the same user, not a
+sandbox. A hostile candidate can still use the file system and the network, signal other
+processes of the user (the auditor included), use memory and CPU (within the time limit per
+call), keep notes between the runs one host serves (module-level state, as any process can),
+and read its own copy of the table, including rounds it has not reached yet. Isolation needs
+``os.fork`` (POSIX); elsewhere the candidate runs in the auditor's process.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+import mmap
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+from multiprocessing import Pipe
+from multiprocessing.connection import wait
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import DPBanditsError
+
+__all__ = ["DEFAULT_TIMEOUT", "AVAILABLE", "Hosts", "check_timeout"]
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds allowed for each call into a candidate (each expected line of an external program)."""
+
+AVAILABLE = hasattr(os, "fork") and os.name == "posix"
+"""Whether candidates can run in a host process (POSIX ``fork``)."""
+
+POLL_SECONDS = 0.05
+"""How often the auditor looks at a busy host's progress word and exit status."""
+
+OUTPUT_LINES = 12
+"""Lines of the host's standard output and error quoted in an error message."""
+
+HEADER_BYTES = 65536
+"""Longest reply header (JSON) the auditor reads; a message names the failing call."""
+
+_LOADING = -1
+"""Run index written to the progress word while the host loads and checks the candidate."""
+
+
+def check_timeout(timeout: Any) -> float:
+    """``timeout`` as a float after checking it is a finite number of seconds > 0."""
+    try:
+        value = float(timeout)
+    except (TypeError, ValueError):
+        raise DPBanditsError(f"timeout must be a number of seconds > 0, got {timeout!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise DPBanditsError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+    return value
+
+
+class Hosts:
+    """The host processes of one mechanism (started on first use, at most ``size``).
+
+    The owner (the mechanism) provides, in the host: ``_serve(request) -> ndarray | None`` and
+    ``_progress``, the int64 array [run, step] it updates before each call into the candidate;
+    in the auditor: ``label``, ``K`` and ``_call_name(run, step)``.
+    """
+
+    def __init__(self, size: int, timeout: float) -> None:
+        self.size = size
+        self.timeout = timeout
+        self._hosts: list[_Host] = []
+
+    def map(self, owner: Any, requests: Sequence[tuple[tuple, tuple[int, ...] | None]]) -> list:
+        """Each ``(message, shape)`` served by a host, in order: the reply, an int32 array of
+        ``shape`` (or None when ``shape`` is None). The first failure in request order (every
+        earlier request is finished first) is raised, and every host is stopped."""
+        results: list[Any] = [None] * len(requests)
+        failures: dict[int, DPBanditsError] = {}
+        busy: dict[_Host, int] = {}
+        following = 0
+        try:
+            while True:
+                first_failure = min(failures, default=len(requests))
+                while following < first_failure and len(busy) < self.size:
+                    host = self._idle_host(owner, busy)
+                    host.submit(requests[following][0])
+                    busy[host] = following
+                    following += 1
+                if not busy:
+                    break
+                ready = wait([host.connection for host in busy], timeout=POLL_SECONDS)
+                for host in list(busy):
+                    index = busy[host]
+                    try:
+                        if host.connection in ready:
+                            results[index] = host.collect(owner, requests[index][1])
+                            del busy[host]
+                        else:
+                            host.check(owner)
+                    except DPBanditsError as error:
+                        failures[index] = error
+                        del busy[host]
+                        self._drop(host)
+            if failures:
+                raise failures[min(failures)]
+            return results
+        except BaseException:
+            self.close()
+            raise
+
+    def _idle_host(self, owner: Any, busy: dict) -> "_Host":
+        for host in self._hosts:
+            if host not in busy:
+                return host
+        host = _Host(owner, self.timeout)
+        self._hosts.append(host)
+        return host
+
+    def _drop(self, host: "_Host") -> None:
+        host.stop()
+        self._hosts.remove(host)
+
+    def close(self) -> None:
+        """Stop every host (and everything it started)."""
+        hosts, self._hosts = self._hosts, []
+        for host in hosts:
+            host.stop()
+
+    def __len__(self) -> int:
+        return len(self._hosts)
+
+
+class _Host:
+    """One forked child process serving requests for a copy of ``owner``."""
+
+    def __init__(self, owner: Any, timeout: float) -> None:
+        self.timeout = timeout
+        self.label = owner.label
+        self._memory = mmap.mmap(-1, 16)
+        self.progress = np.frombuffer(self._memory, dtype=np.int64)
+        self.progress[:] = (_LOADING, 0)
+        self.connection, theirs = Pipe(duplex=True)
+        output_read, output_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:        # the host; it never returns from here
+            _host_main(owner, theirs, self.progress, output_write)
+        os.close(output_write)
+        theirs.close()
+        self.pid = pid
+        self.status: int | None = None
+        self._tail: collections.deque[bytes] = collections.deque(maxlen=OUTPUT_LINES)
+        self._drain = threading.Thread(target=_keep_tail, args=(output_read, self._tail),
+                                       daemon=True)
+        self._drain.start()
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def submit(self, message: tuple) -> None:
+        self._seen = tuple(self.progress)
+        self._since = time.monotonic()
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        # A thread sends: a host that stops reading cannot block the auditor past its time limit.
+        self._sender = threading.Thread(target=_send, args=(self.connection, data), daemon=True)
+        self._sender.start()
+
+    def collect(self, owner: Any, shape: tuple[int, ...] | None) -> Any:
+        """The reply to the request in flight (it is ready), checked."""
+        limit = HEADER_BYTES + (4 * math.prod(shape) if shape is not None else 0)
+        try:
+            data = self.connection.recv_bytes(limit)
+        except (EOFError, OSError) as error:
+            ended = self._ended(wait=1.0)
+            if isinstance(error, OSError) and ended is None:
+                self.stop()
+                raise self._failure(owner, f"sent a reply longer than the {limit} bytes "
+                                           f"expected; it was stopped") from None
+            raise self._failure(owner, (ended or "closed its connection to the auditor")
+                                + self._output_tail()) from None
+        header, _, payload = data.partition(b"\n")
+        try:
+            reply = json.loads(header.decode("utf-8"))
+            ok = reply["ok"] is True
+            text = "" if ok else str(reply["error"])
+        except (ValueError, KeyError, TypeError):
+            self.stop()
+            raise self._failure(owner, "sent a reply the auditor cannot read; it was "
+                                       "stopped") from None
+        if not ok:
+            raise DPBanditsError(text[:4000])
+        if shape is None:
+            return None
+        if reply.get("shape") != list(shape) or len(payload) != 4 * math.prod(shape):
+            self.stop()
+            raise self._failure(owner, f"sent actions of shape {reply.get('shape')} where "
+                                       f"{list(shape)} were expected; it was stopped")
+        return np.frombuffer(payload, dtype=np.int32).reshape(shape).copy()
+
+    def check(self, owner: Any) -> None:
+        """Raise if the host died or has been in the same call for longer than the time limit."""
+        ended = self._ended()
+        if ended is not None:
+            raise self._failure(owner, ended + self._output_tail())
+        now = time.monotonic()
+        seen = tuple(self.progress)
+        if seen != self._seen:
+            self._seen, self._since = seen, now
+        elif now - self._since > self.timeout:
+            self.stop()
+            raise self._failure(owner, f"did not return within the time limit of "
+                                       f"{self.timeout:g} s; it was stopped"
+                                + self._output_tail())
+
+    def _failure(self, owner: Any, what: str) -> DPBanditsError:
+        run, step = (int(x) for x in self.progress)
+        return DPBanditsError(f"{self.label}: {owner._call_name(run, step)} {what}")
+
+    def _ended(self, wait: float = 0.0) -> str | None:
+        """How the host ended, or None while it runs (after waiting up to ``wait`` seconds)."""
+        deadline = time.monotonic() + wait
+        while self.status is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return "ended the candidate's process (its exit status is unknown)"
+            if pid != 0:
+                self.status = status
+            elif time.monotonic() >= deadline:
+                return None
+            else:
+                time.sleep(0.01)
+        if os.WIFSIGNALED(self.status):
+            number = os.WTERMSIG(self.status)
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            return f"ended the candidate's process: it was killed by {name}"
+        return (f"ended the candidate's process (the exit status was "
+                f"{os.WEXITSTATUS(self.status)})")
+
+    def _output_tail(self) -> str:
+        self._drain.join(timeout=0.2)
+        lines = [line.decode("utf-8", "replace").rstrip() for line in list(self._tail)]
+        if not any(lines):
+            return "; it wrote nothing to its output"
+        return "; the end of its output:\n    " + "\n    ".join(lines)
+
+    def stop(self) -> None:
+        """Kill the host's process group (it may have started processes of its own)."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.status is None:
+            try:
+                self.status = os.waitpid(self.pid, 0)[1]
+            except ChildProcessError:
+                pass
+        self.connection.close()
+
+
+def _send(connection: Any, data: bytes) -> None:
+    try:
+        connection.send_bytes(data)
+    except (OSError, ValueError):
+        pass            # the host is gone: the waiting side reports how it ended
+
+
+def _keep_tail(fd: int, tail: collections.deque) -> None:
+    """Drain the host's output, keeping its last lines (memory stays bounded)."""
+    try:
+        with os.fdopen(fd, "rb", buffering=0) as stream:
+            pending = b""
+            while chunk := stream.read(65536):
+                lines = (pending + chunk).split(b"\n")
+                pending = lines.pop()[-300:]
+                tail.extend(line[:300] for line in lines[-OUTPUT_LINES:])
+            if pending:
+                tail.append(pending)
+    except (OSError, ValueError):
+        pass
+
+
+# ---- the host side ------------------------------------------------------------------------------
+
+def _host_main(owner: Any, connection: Any, progress: np.ndarray, output: int) -> None:
+    """The host's whole life: confine it, then serve requests until the auditor goes away."""
+    status = 0
+    try:
+        _confine(connection.fileno(), output)
+        owner._progress = progress
+        owner._hosts = None
+        parent = os.getppid()
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+        while True:
+            try:
+                request = pickle.loads(connection.recv_bytes())
+            except (EOFError, OSError):
+                break
+            connection.send_bytes(_reply(owner, request, progress))
+    except BaseException:   # the candidate broke the host itself (closed its connection, ...)
+        status = 70
+    finally:
+        os._exit(status)
+
+
+def _confine(keep: int, output: int) -> None:
+    """A session of its own (the terminal's Ctrl-C and the auditor's group kill do not mix),
+    standard output and error to the auditor's pipe, no other inherited descriptor."""
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    try:
+        descriptors = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        descriptors = list(range(3, 1024))
+    for fd in descriptors:
+        if fd > 2 and fd != keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    sys.stdin = open(0, "r", closefd=False)
+    sys.stdout = open(1, "w", buffering=1, closefd=False)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)
+
+
+def _exit_with(parent: int) -> None:
+    """End the host when the auditor has gone (even while the candidate is busy)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def _reply(owner: Any, request: tuple, progress: np.ndarray) -> bytes:
+    """The encoded answer to one request: a JSON header line, then the raw int32 actions."""
+    try:
+        actions = owner._serve(request)
+    except DPBanditsError as error:
+        return _error(_text(error))
+    except BaseException as error:  # anything the candidate raised, SystemExit included
+        run, step = (int(x) for x in progress)
+        return _error(f"{owner.label}: {owner._call_name(run, step)} raised "
+                      f"{_name(error)}: {_text(error)}")
+    if actions is None:
+        return b'{"ok": true}\n'
+    actions = np.ascontiguousarray(actions, dtype=np.int32)
+    header = json.dumps({"ok": True, "shape": list(actions.shape)}).encode()
+    return header + b"\n" + actions.tobytes()
+
+
+def _error(text: str) -> bytes:
+    return json.dumps({"ok": False, "error": text[:4000]}).encode() + b"\n"
+
+
+def _name(error: BaseException) -> str:
+    try:
+        return str(type(error).__name__)
+    except BaseException:
+        return "an exception"
+
+
+def _text(error: BaseException) -> str:
+    """``str(error)``, even when the candidate's exception cannot be turned into text."""
+    try:
+        return str(error)
+    except BaseException:
+        return "(its message could not be read)"
