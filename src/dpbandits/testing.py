@@ -13,7 +13,7 @@ raise :class:`AssertionError` whose message is the verdict with its numbers and 
 probability; bad input raises :class:`~dpbandits.errors.DPBanditsError` as everywhere else.
 
 * :func:`assert_private` audits the candidate against ALGO's claim at ``epsilon``
-  (:func:`dpbandits.validate.privacy.audit_against`: ALGO's worst-case pairs and a horizon that
+  (:func:`dpbandits.audit.against.audit_against`: ALGO's worst-case pairs and a horizon that
   reaches its first data-dependent output). It fails when the Clopper-Pearson lower bound on
   epsilon exceeds the claim: for a candidate that keeps the claim, this happens with probability
   at most ``alpha`` over the seed. It also fails when the audit could not test (the output never
@@ -41,24 +41,32 @@ def assert_private(candidate: Any, against: str, epsilon: float = 1.0, *, K: int
 
     ``K`` (default: the arms of ALGO's known worst cases, else 2), ``horizon`` (default: derived
     from the reference) and ``samples`` (test runs per side, default
-    :data:`~dpbandits.validate.privacy.AGAINST_SAMPLES`) set the audit's size. Returns the
+    :data:`~dpbandits.audit.against.AGAINST_SAMPLES`) set the audit's size. Returns the
     :class:`~dpbandits.audit.result.AuditResult` when the check passes.
     """
+    from . import limits
+    from .audit.against import AGAINST_SAMPLES, audit_against, could_not_test, planned_horizon
     from .audit.pairs import DEFAULT_ARMS
     from .candidates import load
+    from .errors import check_probability, check_seed
     from .reference import get
     from .reference.registry import canonical
-    from .validate.privacy import AGAINST_SAMPLES, audit_against, could_not_test
 
     against = canonical(against)
     cls = get(against)
     if not cls.private:
         raise DPBanditsError(f"{against} makes no privacy claim: there is nothing to assert")
-    K = K or DEFAULT_ARMS.get(against, 2)
+    epsilon = limits.check_epsilon_range(epsilon, algorithm=against)
+    K = DEFAULT_ARMS.get(against, 2) if K is None else limits.check_arms(K)
+    horizon = None if horizon is None else limits.check_horizon(horizon)
+    samples = AGAINST_SAMPLES if samples is None else limits.check_samples(samples)
+    alpha, seed = check_probability(alpha, "alpha"), check_seed(seed)
+    planned, why = planned_horizon(against, K, epsilon, dict(params or {}), horizon)
+    limits.check_audit_size(samples, planned, K, horizon=why)
     mechanism = load(candidate, K=K, epsilon=epsilon, params=params, feedback=cls.feedback,
                      workers=workers)
     result = audit_against(mechanism, against, epsilon=epsilon, params=dict(params or {}),
-                           T=horizon, samples=samples or AGAINST_SAMPLES, alpha=alpha, seed=seed)
+                           T=horizon, samples=samples, alpha=alpha, seed=seed)
     counts = result.counts
     where = (f"pair: {result.pair['description']} (T = {result.pair['T']}, K = {result.pair['K']}); "
              f"event in {counts.get('in_S_D0')} of {counts.get('n_D0')} runs on D0 and "

@@ -23,7 +23,7 @@ from dpbandits.audit.mechanism import Mechanism, RegistryMechanism
 from dpbandits.audit.pairs import candidate_pairs
 from dpbandits.cli import main
 from dpbandits.errors import DPBanditsError
-from dpbandits.validate.privacy import could_not_test
+from dpbandits.audit.against import could_not_test
 from dpbandits.reference import ALGORITHMS, Table, get, make
 from dpbandits.reference.privacy import Guarantee
 

@@ -21,7 +21,7 @@ from dpbandits.cli import main
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference.matroid import matroid_setting
 from dpbandits.validate import validate
-from dpbandits.validate.core import _Bases
+from dpbandits.validate.bases import Bases as _Bases
 
 ENVIRONMENT = matroid_setting("chandak-synthetic")
 MATROID = ENVIRONMENT.matroid

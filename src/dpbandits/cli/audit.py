@@ -4,7 +4,7 @@ Audits one registered algorithm (``ALGO``), every algorithm and variant (``--all
 candidate implementation: an external program speaking the line protocol (``--command``) or a
 Python class or factory (``--python``). ``--against ALGO`` audits the candidate with what the
 reference knows about ALGO: its claim, its worst-case pairs and a horizon that reaches its first
-data-dependent output (:func:`dpbandits.validate.privacy.audit_against`). Against a matroid
+data-dependent output (:func:`dpbandits.audit.against.audit_against`). Against a matroid
 ALGO the candidate is a Python class that plays bases of the matroid of ``validate``'s default
 setting (chandak-synthetic), audited on pairs that give a row 0.
 """
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     print(result.to_json(indent=1) if args.json else describe(result, epsilon))
     status = exit_status(result)
     if status == NOT_TESTED:
-        from ..validate.privacy import could_not_test
+        from ..audit.against import could_not_test
 
         print(f"could not test: {could_not_test(result)}; the outputs gave no evidence either "
               f"way (try a longer --horizon, more --samples or --against ALGO)", file=sys.stderr)
@@ -128,8 +128,8 @@ def run(args: argparse.Namespace) -> int:
 
 def exit_status(result) -> int:
     """1 for a violation, 3 when the test sample held no evidence
-    (:func:`dpbandits.validate.privacy.could_not_test`), 0 otherwise."""
-    from ..validate.privacy import could_not_test
+    (:func:`dpbandits.audit.against.could_not_test`), 0 otherwise."""
+    from ..audit.against import could_not_test
 
     if result.verdict == "violation":
         return FOUND
@@ -143,6 +143,8 @@ def _audit_all(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     samples = args.samples or SAMPLES["all"]
+    for name in ALGORITHMS:
+        _check_size(name, samples, None, 2, args.epsilon, {})
     out = check_out(args.out)
     jobs = sum(len(get(name).variants) for name in ALGORITHMS) + 1
     with cluster(args.scheduler) as client, \
@@ -173,7 +175,7 @@ def _audit_candidate(args: argparse.Namespace):
     from ..audit.pairs import DEFAULT_ARMS, candidate_pairs
     from ..candidates import Command, load
     from ..reference.registry import canonical
-    from ..validate.privacy import Claiming, audit_against, audit_observed, blind_spots
+    from ..audit.against import Claiming, audit_against, audit_observed, blind_spots
 
     option = "--command" if args.external else "--python"
     named = Command(args.external, args.protocol, args.timeout) if args.external else args.python
@@ -181,7 +183,7 @@ def _audit_candidate(args: argparse.Namespace):
         if args.claim_epsilon is None or args.arms is None:
             raise DPBanditsError(f"{option} needs --claim-epsilon and --arms (or --against ALGO)")
         samples, T = args.samples or SAMPLES["command"], args.horizon or COMMAND_HORIZON
-        limits.check_audit_size(samples, T)
+        limits.check_audit_size(samples, T, args.arms)
         mechanism = load(named, K=args.arms, epsilon=args.claim_epsilon, feedback=args.feedback,
                          workers=args.workers, table_function=args.callable)
         pairs = candidate_pairs(mechanism.K, T)
@@ -197,7 +199,8 @@ def _audit_candidate(args: argparse.Namespace):
         raise DPBanditsError(f"--against {against}: {against} makes no privacy claim; there is "
                              f"nothing to audit")
     if cls.feedback == "semi":
-        from ..validate.core import DEFAULT_MATROID_SETTING, semi_bandit_matroid
+        from ..validate.bases import DEFAULT_MATROID_SETTING
+        from ..validate.loading import semi_bandit_matroid
 
         if args.external:
             raise DPBanditsError(f"--against {against}: a matroid semi-bandit, and the line "
@@ -210,7 +213,7 @@ def _audit_candidate(args: argparse.Namespace):
     else:
         K = args.arms or DEFAULT_ARMS.get(against, 2)
     samples = args.samples or SAMPLES["against"]
-    limits.check_audit_size(samples, args.horizon or COMMAND_HORIZON)
+    _check_size(against, samples, args.horizon, K, eps, params)
     mechanism = load(named, K=K, epsilon=eps, params=params, feedback=cls.feedback,
                      workers=args.workers, table_function=args.callable)
     return audit_against(mechanism, against, epsilon=eps, variant=args.variant, params=params,
@@ -218,12 +221,29 @@ def _audit_candidate(args: argparse.Namespace):
                          progress=say_for(args))
 
 
+def _check_size(name: str, samples: int, T: int | None, K: int, epsilon: float,
+                params: dict) -> None:
+    """Refuse, before any work, an audit of ``name`` whose samples, horizon (given, or at least
+    the one the tool will choose: :func:`dpbandits.audit.against.planned_horizon`) or tables do
+    not fit in the limits (:func:`dpbandits.limits.check_audit_size`)."""
+    from ..audit.against import planned_horizon
+    from ..reference.registry import canonical
+
+    planned, why = planned_horizon(canonical(name), K, epsilon, params, T)
+    limits.check_audit_size(samples, planned, K, horizon=why)
+
+
 def _audit_one(args: argparse.Namespace):
     from ..audit import audit_algorithm
 
     params = parse_params(args.param, [args.algorithm])
     samples = args.samples or SAMPLES["algorithm"]
-    limits.check_audit_size(samples, args.horizon or COMMAND_HORIZON)
+    if args.white_box:
+        limits.check_audit_size(samples, args.horizon or COMMAND_HORIZON, args.arms or 2)
+    else:
+        _check_size(args.algorithm, samples, args.horizon, args.arms or 2,
+                    args.epsilon if get(args.algorithm).private else 1.0,
+                    next(iter(params.values())))
     with cluster(args.scheduler) as client:
         return audit_algorithm(args.algorithm, epsilon=args.epsilon,
                                variant=args.variant, K=args.arms, T=args.horizon,
@@ -237,7 +257,7 @@ def describe(result, epsilon: float | None = None) -> str:
     """The printed form of one audit result: summary, pair, event, sample counts, and for a
     registered algorithm (run at ``epsilon``) the bracket [audit lower bound, exact value, traced
     upper bound] of docs/accountant.md."""
-    from ..validate.privacy import could_not_test
+    from ..audit.against import could_not_test
 
     counts = result.counts
     reason = could_not_test(result)

@@ -67,6 +67,16 @@ def _values(pairs: list[str]) -> dict[str, float]:
     return values
 
 
+def _arms(args: argparse.Namespace) -> int:
+    """K of the simulation: the number of ``--means``, or the setting's (default hu2021-setting2,
+    as :func:`dpbandits.bounds.simulated.check_algorithm` reads it)."""
+    from ..reference import get_setting
+
+    if args.means:
+        return len(args.means)
+    return get_setting(args.setting or "hu2021-setting2").environment().K
+
+
 def run(args: argparse.Namespace) -> int:
     from ..bounds.simulated import check_algorithm, plot   # SymPy: loaded only when used
 
@@ -74,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
     private = get(args.algorithm).private
     if args.epsilon is not None and not private:
         raise DPBanditsError(f"--epsilon does not apply: {args.algorithm} is not private")
-    K = len(args.means) if args.means else 2
-    limits.check_simulation_size(args.runs, args.horizon, K)
+    limits.check_simulation_size(args.runs, args.horizon, _arms(args))
     out = check_out(args.out)
     with cluster(args.scheduler) as client:
         report, _ = check_algorithm(args.algorithm, epsilon=args.epsilon or 1.0,

@@ -19,7 +19,7 @@ from ..distributed import check_scheduler_address, dask_client
 from ..errors import DPBanditsError, check_seed
 
 __all__ = ["Parser", "integer", "auto_integer", "epsilon", "probability", "seconds", "seed",
-           "unit_number", "scheduler_address", "check_out", "given", "EXIT_CODES", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
+           "unit_number", "samples_or_zero", "scheduler_address", "check_out", "given", "EXIT_CODES", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
            "progress_bar", "cluster", "add_seed", "add_workers", "add_scheduler", "add_out", "add_backend",
            "add_progress", "add_json"]
 
@@ -93,12 +93,8 @@ def _float(text: str) -> float:
 
 
 def _epsilon(text: str) -> float:
-    low, high = limits.EPSILON_RANGE
     value = _float(text) if text.strip().lower() not in ("nan", "inf", "-inf") else math.nan
-    if not low <= value <= high:
-        raise DPBanditsError(f"must lie in [{low:g}, {high:g}] (the supported range of epsilon), "
-                             f"got {_show(text)}")
-    return value
+    return limits.check_epsilon_range(value, "epsilon")
 
 
 epsilon = _typed("epsilon", _epsilon)
@@ -136,6 +132,20 @@ def _seconds(text: str) -> float:
 
 
 seconds = _typed("seconds", _seconds)
+
+
+def _samples_or_zero(text: str) -> int:
+    if text.strip() == "0":
+        return 0
+    try:
+        return _exact_integer(text, limits.MIN_SAMPLES, limits.MAX_SAMPLES)
+    except DPBanditsError:
+        raise DPBanditsError(f"must be 0 (no audit) or an integer in [{limits.MIN_SAMPLES}, "
+                             f"{limits.MAX_SAMPLES}], got {_show(text)}") from None
+
+
+samples_or_zero = _typed("samples", _samples_or_zero)
+"""Test runs per side of an audit: 0 (no audit) or [MIN_SAMPLES, MAX_SAMPLES], as ``audit``."""
 """A timeout in (0, :data:`dpbandits.limits.MAX_TIMEOUT`] seconds."""
 
 seed = _typed("seed", lambda text: check_seed(text, "the seed"))

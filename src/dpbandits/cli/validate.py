@@ -13,9 +13,9 @@ from .. import limits
 from ..audit.external import DEFAULT_TIMEOUT
 from ..errors import DPBanditsError
 from ..validate.defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
-from .options import (add_backend, add_candidate_options, add_json, add_out, add_progress, add_seed, add_workers, auto_integer,
-                      check_out, epsilon, integer, parse_params, probability, say_for,
-                      unit_number)
+from .options import (add_backend, add_candidate_options, add_json, add_out, add_progress,
+                      add_seed, add_workers, auto_integer, check_out, epsilon, integer,
+                      parse_params, probability, samples_or_zero, say_for, unit_number)
 
 HELP = "validate a third-party implementation against a reference algorithm"
 
@@ -39,8 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="family-wise level of the comparisons, audit and regret check "
                              "(default %(default)s)")
-    parser.add_argument("--audit-samples", type=integer(0, limits.MAX_SAMPLES), default=10_000,
-                        help="test runs per side of the privacy audit; 0 skips it (default %(default)s)")
+    parser.add_argument("--audit-samples", type=samples_or_zero, default=10_000,
+                        help=f"test runs per side of the privacy audit, at least "
+                             f"{limits.MIN_SAMPLES}; 0 skips it (default %(default)s)")
     parser.add_argument("--audit-horizon", type=auto_integer(1, limits.MAX_HORIZON), default=None,
                         help="rounds T of the audit's neighbouring tables (default auto: the "
                              "horizon that reaches ALGO's first data-dependent output)")
@@ -54,12 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the validation, print the summary (or JSON), write JSON and PNG; 0 ok, 1 not ok."""
-    from ..candidates import Command, load
-    from ..errors import check_means
-    from ..reference import get, get_setting
+    """Check every option (:func:`dpbandits.validate.check_request`), then load the candidate,
+    then run the validation; print the summary (or JSON), write JSON and PNG; 0 ok, 1 not ok."""
+    from ..reference import get
     from ..reference.registry import canonical
-    from ..validate import plot, validate, write_json
+    from ..validate.loading import check_request
 
     against = canonical(args.against)
     cls = get(against)
@@ -74,43 +74,48 @@ def run(args: argparse.Namespace) -> int:
     if semi and args.callable:
         raise DPBanditsError(f"--callable does not apply: a candidate of {against} is an "
                              f"act/observe class that plays bases")
-    params = next(iter(parse_params(args.param, [against]).values()))
-    if semi:
-        from ..validate.core import semi_bandit_matroid
-
-        if args.means is not None:
-            check_means(args.means, "--means")
-        K = semi_bandit_matroid(args.setting, args.means, params).L
-    elif args.means is not None:
-        K = check_means(args.means, "--means").size
-    else:
-        K = get_setting(args.setting or DEFAULT_SETTING).environment().K
-    feedback = cls.feedback if semi else args.feedback or ("full" if cls.feedback == "full" else "bandit")
     if args.epsilon is not None and not cls.private:
         raise DPBanditsError(f"--epsilon does not apply: {against} is not private")
-    claim = args.epsilon if cls.private else None
-    workers = args.workers
     not_for_python = [option for option, value, default in (
         ("--protocol", args.protocol, "table"), ("--timeout", args.timeout, DEFAULT_TIMEOUT))
         if value != default]
     if args.python and not_for_python:
         raise DPBanditsError(f"{', '.join(not_for_python)} applies to --command, not to --python")
-    limits.check_simulation_size(args.runs, args.horizon, K)
+    if args.external and args.callable:
+        raise DPBanditsError("--callable goes with --python, not --command")
+    params = next(iter(parse_params(args.param, [against]).values()))
+    request = check_request(against, epsilon=args.epsilon, variant=args.variant, params=params,
+                            setting=args.setting, means=_means(args.means), horizon=args.horizon,
+                            runs=args.runs, seed=args.seed, alpha=args.alpha,
+                            audit_samples=args.audit_samples, audit_horizon=args.audit_horizon,
+                            backend=args.backend)
     out = check_out(args.out)
-    if args.external:
-        if args.callable:
-            raise DPBanditsError("--callable goes with --python, not --command")
-        named = Command(args.external, args.protocol, args.timeout)
-    else:
-        named = args.python
-    candidate = load(named, K=K, epsilon=claim, params=params, feedback=feedback, workers=workers,
-                     table_function=args.callable)
-    say = say_for(args)
-    result = validate(candidate, against, epsilon=args.epsilon, variant=args.variant,
-                      params=params, setting=args.setting, means=args.means,
-                      horizon=args.horizon, runs=args.runs, seed=args.seed, alpha=args.alpha,
-                      audit_samples=args.audit_samples, audit_horizon=args.audit_horizon,
-                      progress=say, backend=args.backend)
+    return _run(args, request, out)
+
+
+def _means(means: list[float] | None) -> list[float] | None:
+    """``--means``, checked where the library checks means (its error names ``--means``)."""
+    if means is None:
+        return None
+    from ..errors import check_means
+
+    check_means(means, "--means")
+    return means
+
+
+def _run(args: argparse.Namespace, request, out) -> int:
+    """Build the candidate for the checked ``request`` and run the validation."""
+    from ..candidates import Command, load
+    from ..validate import plot, write_json
+    from ..validate.core import run_checked
+
+    against = request.against
+    feedback = (request.cls.feedback if request.semi
+                else args.feedback or ("full" if request.cls.feedback == "full" else "bandit"))
+    named = Command(args.external, args.protocol, args.timeout) if args.external else args.python
+    candidate = load(named, K=request.K, epsilon=request.epsilon, params=request.params,
+                     feedback=feedback, workers=args.workers, table_function=args.callable)
+    result = run_checked(candidate, request, say_for(args))
     stem = out / f"validate-{against}"
     write_json(result, stem.with_suffix(".json"))
     plot(result, stem.with_suffix(".png"))

@@ -6,8 +6,9 @@ of the table, or a program in any language over the line protocol of ``docs/audi
 and the registered reference algorithm on the same fixed table and on fresh tables, compares
 their output distributions with two-sample tests under Holm's correction, audits the candidate
 against the reference's privacy claim and holds its regret against the explicit bounds.
-:mod:`~dpbandits.validate.core` states the design and the guarantees,
-:mod:`~dpbandits.validate.stats` the tests, :mod:`~dpbandits.validate.figures` the plots and
+:mod:`~dpbandits.validate.core` states the design and the guarantees and runs the stages
+(checking and loading, arm or base comparisons, correction, privacy, regret, summary; one module
+each), :mod:`~dpbandits.validate.stats` the tests, :mod:`~dpbandits.validate.figures` the plots and
 :mod:`dpbandits.cli.validate` the command.
 """
 
@@ -15,16 +16,16 @@ from __future__ import annotations
 
 from ..lazy import lazy_exports
 
-_WHERE = {"validate": "core", "Validation": "core", "Comparison": "core",
-          "checkpoints_for": "core", "rounds_for": "core", "plot": "figures",
-          "holm": "stats", "holm_adjusted": "stats"}
+_WHERE = {"validate": "core", "check_request": "loading", "Validation": "summary",
+          "Comparison": "correction", "checkpoints_for": "arms", "rounds_for": "arms",
+          "plot": "figures", "holm": "stats", "holm_adjusted": "stats"}
 """Where each public name lives; imported on first use (PEP 562), so that the command line can
 read :mod:`dpbandits.validate.defaults` without loading SciPy and statsmodels."""
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
 
-__all__ = ["validate", "Validation", "Comparison", "holm", "holm_adjusted", "checkpoints_for",
+__all__ = ["validate", "check_request", "Validation", "Comparison", "holm", "holm_adjusted", "checkpoints_for",
            "rounds_for", "plot", "write_json"]
 
 

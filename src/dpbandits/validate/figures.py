@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats
 
 from ..files import atomic_write
-from .core import Validation
+from .summary import Validation
 
 __all__ = ["plot"]
 

@@ -1,4 +1,5 @@
-"""The privacy stage: audit a candidate with what the reference knows about the algorithm ALGO.
+"""The privacy stage of ``dpbandits audit --against`` and ``dpbandits validate``: audit a
+candidate with what the reference knows about the algorithm ALGO.
 
 A candidate that claims to implement ALGO is audited (:func:`audit_against`) with
 
@@ -35,10 +36,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import check_positive_int
 
 __all__ = ["audit_against", "audit_observed", "Claiming", "first_dependent_round",
-           "audit_horizon", "could_not_test", "blind_spots", "WINDOW", "AGAINST_SAMPLES",
+           "audit_horizon", "planned_horizon", "could_not_test", "blind_spots", "WINDOW", "AGAINST_SAMPLES",
            "GENERIC_HORIZON"]
 
 WINDOW = 12
@@ -108,7 +108,8 @@ def audit_horizon(name: str, K: int, epsilon: float | None = None, variant: str 
     smallest T with f(T) <= T - 1 is kept. Returns ``(start, None)`` when nothing depends on the
     rewards up to the largest horizon searched.
     """
-    T = check_positive_int(start, "start")
+    assert start >= 1, start
+    T = start
     found = None
     while T <= MAX_PROBE_HORIZON:
         found = first_dependent_round(name, K, T, epsilon, variant, params, seed)
@@ -127,6 +128,24 @@ def audit_horizon(name: str, K: int, epsilon: float | None = None, variant: str 
             break
         best, found = (trial, there), there
     return best
+
+
+def planned_horizon(name: str, K: int, epsilon: float, params: dict[str, Any] | None = None,
+                    T: int | None = None) -> tuple[int, str]:
+    """The horizon an audit against ALGO will run at, as far as it is known before any work, and
+    where it comes from (empty when given): ``T`` when given; otherwise at least ALGO's release
+    horizon (:func:`~dpbandits.audit.design.release_horizon`, computed without building a table;
+    the designed horizon is at least as long) and at least the coupling search's first horizon,
+    16. The search itself (:func:`audit_horizon`) may end longer, up to
+    :data:`MAX_PROBE_HORIZON` + :data:`WINDOW`, on 64 runs of the reference."""
+    if T is not None:
+        return T, ""
+    from .design import release_horizon
+
+    released = release_horizon(name, K, epsilon, params=dict(params or {}))
+    if released is None or released <= 16:
+        return 16, ""
+    return released, f"{name}'s release horizon at epsilon = {epsilon:g}, K = {K}"
 
 
 # --- the audit -----------------------------------------------------------------------------------
@@ -190,7 +209,7 @@ def audit_observed(candidate: Claiming, pairs: list, *, samples: int, n_selectio
                    notes: tuple[str, ...] = ()):
     """The event audit of ``candidate`` on ``pairs``, with the number of distinct outputs seen
     on the tested pair in ``counts["distinct_outputs"]`` and ``notes`` appended."""
-    from ..audit.testers import event_audit
+    from .testers import event_audit
 
     result = event_audit(candidate, pairs, n_selection=n_selection, n_test=samples, alpha=alpha,
                          seed=seed, progress=progress)
@@ -210,10 +229,14 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     selection sample of ``max(2000, samples // 5)`` runs per side and pair, or
     ``max(200, samples // 5)`` when only designed and known pairs are screened). The result's
     ``notes`` say how the horizon and the pairs were chosen.
+
+    The arguments are trusted: the entry points (``dpbandits audit --against``,
+    ``dpbandits validate``, :func:`dpbandits.testing.assert_private`) check them once, before any
+    work, with :func:`dpbandits.limits.check_audit_request`.
     """
-    from ..audit.design import DESIGNED_ARMS, designed_horizon, designed_pairs
-    from ..audit.mechanism import RegistryMechanism
-    from ..audit.pairs import candidate_pairs, known_pairs
+    from .design import DESIGNED_ARMS, designed_horizon, designed_pairs
+    from .mechanism import RegistryMechanism
+    from .pairs import candidate_pairs, known_pairs
     from ..reference.registry import canonical
 
     against = canonical(against)
@@ -222,7 +245,6 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     notes = []
     design_T = designed_horizon(against, K, epsilon, params) if against in DESIGNED_ARMS else None
     if T is not None:
-        T = check_positive_int(T, "T")
         first = first_dependent_round(against, K, T, epsilon, variant, params, seed)
         notes.append(f"horizon T = {T} (given); {against}'s first data-dependent action "
                      + (f"is in round {first}" if first else "is beyond it: the audit sees only "

@@ -1,0 +1,251 @@
+"""The summary stage: :class:`Validation`, the answer of :func:`~dpbandits.validate.validate`,
+with its three verdicts (behaviour, privacy, regret), its exit status, its printed summary and
+its JSON.
+
+**Behaviour.** ``differs`` names the first difference: the rejected comparison with the smallest
+round (then the smallest p-value); ``conforms in outcome, differs in path`` when every
+rejection is a path comparison (:attr:`~dpbandits.validate.correction.Comparison.kind`).
+**Privacy.** The audit's verdict, or *could not test* when its test sample held no evidence
+(:func:`dpbandits.audit.against.could_not_test`). **Regret.** The candidate's checks against
+the bounds (:mod:`dpbandits.validate.regret`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .correction import Comparison
+
+__all__ = ["Validation", "PATH_ONLY"]
+
+PATH_ONLY = "conforms in outcome, differs in path"
+"""The behaviour verdict when only path comparisons (the fixed table) are rejected."""
+
+
+@dataclass
+class Validation:
+    """The answer of :func:`validate`: behaviour, privacy and regret, with everything behind them."""
+
+    algorithm: str
+    variant: str | None
+    epsilon: float | None
+    candidate: str
+    K: int
+    T: int
+    runs: int
+    seed: int
+    alpha: float
+    power: float
+    means: list[float]
+    comparisons: list[Comparison]
+    audit: Any = None
+    """The :class:`~dpbandits.audit.result.AuditResult`, or None (see ``privacy_note``)."""
+    privacy_note: str = ""
+    regret_checks: list[dict[str, Any]] = field(default_factory=list)
+    """One dict per bound: ``bound`` (key), ``candidate`` and ``reference`` (BoundCheck)."""
+    regret_note: str = ""
+    curves: dict[str, Any] = field(default_factory=dict)
+    """On the fresh sample: ``regret`` (name -> per-run pseudo-regret, shape (R, C), at
+    ``regret_checkpoints``) and ``pulls`` (name -> mean pulls per arm, shape (C', K), at
+    ``pull_checkpoints``), for ``candidate`` and ``reference``."""
+    matroid: str = ""
+    """Semi-bandit ALGO: the matroid whose bases are the super arms (empty otherwise)."""
+    super_arm_size: int = 0
+    """Semi-bandit ALGO: the size k of every basis, the matroid's rank (0 otherwise); ``K`` is
+    then the number L of base arms."""
+
+    @property
+    def behaviour(self) -> str:
+        """``conforms`` when Holm's procedure rejects no comparison; ``conforms in outcome,
+        differs in path`` when every rejection is a path comparison (the fixed table) and no
+        outcome comparison (fresh tables: pull counts, regret, actions) is rejected at the
+        detectable effects stated beside it; ``differs`` otherwise."""
+        rejected = [c for c in self.comparisons if c.rejected]
+        if not rejected:
+            return "conforms"
+        if all(c.kind == "path" for c in rejected) and any(c.kind == "outcome" for c in self.comparisons):
+            return PATH_ONLY
+        return "differs"
+
+    @property
+    def rejected(self) -> list[Comparison]:
+        """Every rejected comparison: outcomes first, then paths, each by round (then p-value)."""
+        return sorted((c for c in self.comparisons if c.rejected),
+                      key=lambda c: (c.kind != "outcome", c.t, c.p_value))
+
+    @property
+    def first_difference(self) -> Comparison | None:
+        """The rejected comparison at the earliest round (then the smallest p-value)."""
+        rejected = [c for c in self.comparisons if c.rejected]
+        return min(rejected, key=lambda c: (c.t, c.p_value)) if rejected else None
+
+    def departure(self, kind: str | None = None) -> int | None:
+        """Estimated first round at which the candidate departs from the reference: the earliest
+        tested round from which on *every* later tested round of the same kind (``path``,
+        ``outcome``, or both when None) has a rejected comparison (Holm over all comparisons at
+        family-wise level alpha). A single chance rejection followed by agreement does not move
+        it; the departure lies between the tested round before it and it."""
+        chosen = [c for c in self.comparisons if kind is None or c.kind == kind]
+        rounds = sorted({c.t for c in chosen})
+        hit = {c.t for c in chosen if c.rejected}
+        start = None
+        for t in reversed(rounds):
+            if t not in hit:
+                break
+            start = t
+        return start
+
+    @property
+    def privacy(self) -> str:
+        """``consistent``, ``violation``, ``could not test``, ``not audited`` or ``not applicable``
+        (ALGO makes no privacy claim)."""
+        if self.audit is None:
+            return "not applicable" if self.epsilon is None else "not audited"
+        from ..audit.against import could_not_test
+
+        if self.audit.verdict != "violation" and could_not_test(self.audit) is not None:
+            return "could not test"
+        return self.audit.verdict
+
+    @property
+    def regret(self) -> str:
+        """``respected`` (some bound could have been violated and none was), ``violated``,
+        ``vacuous at this size`` (every applicable bound is at least T x largest gap, so no run
+        could violate it: larger T is needed, see each check's ``informative_from``),
+        ``not applicable`` or ``no bound available``."""
+        if not self.regret_checks:
+            return "no bound available"
+        verdicts = [entry["candidate"].verdict for entry in self.regret_checks]
+        if "violated" in verdicts:
+            return "violated"
+        if "holds" in verdicts:
+            return "respected"
+        return "vacuous at this size" if "vacuous at this size" in verdicts else "not applicable"
+
+    @property
+    def ok(self) -> bool:
+        """Conforms, no privacy violation and no regret bound violated."""
+        return self.behaviour == "conforms" and self.privacy != "violation" and self.regret != "violated"
+
+    @property
+    def exit_status(self) -> int:
+        """0 when :attr:`ok`, 1 otherwise, 3 when ok except that the privacy audit could not
+        test (the command line's exit status)."""
+        if not self.ok:
+            return 1
+        return 3 if self.privacy == "could not test" else 0
+
+    def evidence(self) -> dict[str, Any]:
+        """Per kind (``path``, ``outcome``): comparisons, rejections, the estimated departure,
+        and the largest |effect| against the detectable effect of the same comparison."""
+        out = {}
+        for kind in ("path", "outcome"):
+            chosen = [c for c in self.comparisons if c.kind == kind]
+            if not chosen:
+                continue
+            largest = max(chosen, key=lambda c: abs(c.effect) / c.detectable
+                          if c.detectable and math.isfinite(c.detectable) else 0.0)
+            out[kind] = {"sample": chosen[0].sample, "comparisons": len(chosen),
+                         "rejected": sum(c.rejected for c in chosen),
+                         "departure": self.departure(kind),
+                         "largest_effect": {"comparison": largest.describe(),
+                                            "effect": largest.effect,
+                                            "detectable": largest.detectable}}
+        return out
+
+    def summary(self, shown: int = 5) -> str:
+        """A readable report: the three verdicts and the comparisons closest to rejection."""
+        variant = f" [{self.variant}]" if self.variant else ""
+        eps = f" at epsilon = {self.epsilon:g}" if self.epsilon is not None else ""
+        m = len(self.comparisons)
+        lines = [f"{self.candidate} against {self.algorithm}{variant}{eps}",
+                 f"  means = {[round(x, 4) for x in self.means]}, T = {self.T}, {self.runs} runs per "
+                 f"sample (fixed table and fresh tables), seed = {self.seed}"]
+        if self.super_arm_size:
+            lines.append(f"  semi-bandit: every round a super arm, a basis of {self.matroid} "
+                         f"(k = {self.super_arm_size} of L = {self.K} base arms); the pulls of a "
+                         f"base arm count the rounds whose super arm held it")
+        lines += ["",
+                 f"behaviour: {self.behaviour.upper()} ({m} comparisons, Holm at family-wise level "
+                 f"{self.alpha:g}; detectable effects at {100 * self.power:g}% power, level alpha/m)"]
+        for kind, facts in self.evidence().items():
+            played = "super arm" if self.super_arm_size else "arm"
+            what = (f"path comparisons (the fixed table; the {played} played in given rounds)"
+                    if kind == "path"
+                    else "outcome comparisons (fresh tables: pull counts and regret from T/8 on)")
+            departs = facts["departure"]
+            lines.append(f"  {what}: {facts['rejected']} of {facts['comparisons']} rejected"
+                         + (f"; departs from round {departs} on (every later tested round rejected)"
+                            if departs else ""))
+            if not facts["rejected"]:
+                lines.append(f"    largest effect against what was detectable: "
+                             f"{facts['largest_effect']['comparison']}")
+        if self.behaviour == PATH_ONLY:
+            lines.append("  the outcomes agree within the detectable effects above; only the "
+                         "trajectories differ, as tie breaking or the order of "
+                         "the first pulls do (try --param tie_break=random or "
+                         "--param initial_order=random where ALGO offers them)")
+        departs = self.departure()
+        if departs is not None:
+            lines.append(f"  estimated departure: round {departs} (the earliest tested round "
+                         f"from which every later tested round has a rejected comparison)")
+        rejected = self.rejected
+        if rejected:
+            lines.append(f"  rejected ({len(rejected)}):")
+            lines += [f"    {c.describe()}" for c in rejected]
+        closest = [c for c in sorted(self.comparisons, key=lambda c: c.p_value) if not c.rejected][:shown]
+        if closest:
+            lines.append("  smallest p-values not rejected:")
+        for c in closest:
+            lines.append(f"    {c.describe()}")
+        lines.append("")
+        if self.audit is not None:
+            from ..audit.against import could_not_test
+
+            reason = could_not_test(self.audit)
+            shown_audit = self.audit.summary() if self.privacy != "could not test" else reason
+            lines.append(f"privacy: {self.privacy.upper()} ({shown_audit})")
+            lines.append(f"  {self.privacy_note}")
+            lines += [f"  {note}" for note in self.audit.notes]
+        else:
+            lines.append(f"privacy: {self.privacy.upper()}" + (f" ({self.privacy_note})" if self.privacy_note else ""))
+        lines.append("")
+        lines.append(f"regret: {self.regret.upper()}" + (f" ({self.regret_note})" if self.regret_note else ""))
+        for entry in self.regret_checks:
+            cand, ref = entry["candidate"], entry["reference"]
+            lines.append(f"  {entry['bound']}: candidate {cand.verdict} (mean / bound at the last "
+                         f"checkpoint {cand.final_ratio:.3g}); reference {ref.verdict} "
+                         f"({ref.final_ratio:.3g}); {cand.informative_note}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        first = self.first_difference
+        regret = self.curves.get("regret", {})
+        curves = {"checkpoints": np.asarray(self.curves.get("regret_checkpoints", [])).tolist(),
+                  **{name: {"mean": values.mean(axis=0).tolist(),
+                            "std": values.std(axis=0, ddof=1).tolist()}
+                     for name, values in regret.items()}}
+        return {"algorithm": self.algorithm, "variant": self.variant, "epsilon": self.epsilon,
+                "candidate": self.candidate, "K": self.K, "T": self.T, "runs": self.runs,
+                "matroid": self.matroid or None, "super_arm_size": self.super_arm_size or None,
+                "seed": self.seed, "means": self.means, "alpha": self.alpha, "power": self.power,
+                "correction": f"Holm over {len(self.comparisons)} comparisons",
+                "behaviour": self.behaviour,
+                "first_difference": None if first is None else first.to_dict(),
+                "departure": self.departure(),
+                "departure_rule": "the earliest tested round from which every later tested round "
+                                  "has a rejected comparison (Holm, family-wise level alpha)",
+                "evidence": self.evidence(),
+                "rejected": [c.to_dict() for c in self.rejected],
+                "privacy": self.privacy, "privacy_note": self.privacy_note,
+                "regret": self.regret, "regret_note": self.regret_note,
+                "ok": self.ok,
+                "comparisons": [c.to_dict() for c in self.comparisons],
+                "audit": None if self.audit is None else self.audit.to_dict(),
+                "regret_checks": [{"bound": e["bound"], "candidate": e["candidate"].to_dict(),
+                                   "reference": e["reference"].to_dict()} for e in self.regret_checks],
+                "regret_curves": curves}
