@@ -9,7 +9,7 @@ the first elimination), with the rounds, horizons and the reason for them; this 
 declarations through the registry and wraps their tables into :class:`~dpbandits.audit.pairs.Pair`.
 
 Horizons: ``dpbandits audit ALGO`` audits an algorithm with a design at
-:func:`designed_horizon`; ``dpbandits audit --against ALGO`` (:mod:`dpbandits.validate.privacy`)
+:func:`designed_horizon`; ``dpbandits audit --against ALGO`` (:mod:`dpbandits.audit.against`)
 at the longer of it and the horizon found by coupling, with the generic candidates beside the
 designed pairs (a candidate's own bug can sit outside the design). A horizon given by the
 caller is used as it is, and a design that does not fit in it gives no pair.
@@ -101,7 +101,7 @@ def designed_pairs(name: str, K: int = 2, epsilon: float = 1.0, variant: str | N
     design reads ``beta``, ``rounding`` and ``order``; the others' designs do not depend on
     theirs). ``deviations=True`` adds the pairs that catch a known deviation of an
     implementation from the reference with certainty (DP-SE: the exact gap on the elimination
-    threshold), for the audit of a candidate against ``name`` (:mod:`dpbandits.validate.privacy`);
+    threshold), for the audit of a candidate against ``name`` (:mod:`dpbandits.audit.against`);
     they are weaker against the faithful algorithm, so the audit of the reference leaves them
     out.
     """
