@@ -19,6 +19,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from ..limits import check_arms
 from .declarations import AuditDesign, AuditPreset, Declined, KnownPairs, TraceSetting
 from .privacy import PrivacyClaim, Variant
 
@@ -89,7 +90,7 @@ class PolicyBase:
     def __init__(self, K: int, *, runs: int = 1, rng: np.random.Generator | int | None,
                  epsilon: float | None = None, variant: str | None = None,
                  tie_break: str = "first") -> None:
-        self.K = check_positive_int(K, "K", minimum=2)
+        self.K = check_arms(K)                       # every K of the library: one check
         self.runs = check_positive_int(runs, "runs")
         self.rng = as_generator(rng)
         if self.private:
