@@ -85,12 +85,13 @@ def test_declarations_are_well_formed(name):
         value = getattr(cls, declaration)
         if isinstance(value, Declined):
             assert value.reason.strip(), f"{name}: {declaration} declined without a reason"
-    if cls.kernel is not None:
-        assert (COMPILED / f"{cls.kernel}.py").is_file(), f"{name}: no kernel module {cls.kernel}"
-        source = (COMPILED / f"{cls.kernel}.py").read_text()
+    kernel = registry.declaration(name, "kernel")       # declined declarations read as None
+    if kernel is not None:
+        assert (COMPILED / f"{kernel}.py").is_file(), f"{name}: no kernel module {kernel}"
+        source = (COMPILED / f"{kernel}.py").read_text()
         assert f'"{name}"' in source.split("ALGORITHMS = ", 1)[1].split(")", 1)[0], \
-            f"{name}: kernel {cls.kernel} does not list it in its ALGORITHMS"
-    design = cls.audit_design
+            f"{name}: kernel {kernel} does not list it in its ALGORITHMS"
+    design = registry.declaration(name, "audit_design")
     if design is not None:
         assert isinstance(design, AuditDesign) and design.why.strip() and design.arms >= 2
         K = design.arms
@@ -101,31 +102,32 @@ def test_declarations_are_well_formed(name):
         for D0, D1, step, description in tables:
             assert D0.shape == D1.shape == (T, K) and 1 <= step <= T and description
             assert ROW.distance(D0, D1) == 1 and np.all((D0 >= 0) & (D0 <= 1))
-    known = cls.known_pairs
+    known = registry.declaration(name, "known_pairs")
     if known is not None:
         assert isinstance(known, KnownPairs) and known.arms >= 2
         assert known.source.startswith("docs/errata.md#")
         for D0, D1, step, description in known.build(known.arms, 16):
             assert D0.shape == (16, known.arms) and ROW.distance(D0, D1) <= 1 and description
-    statistic = cls.white_box_statistic
-    if isinstance(statistic, str):
+    statistic = registry.declaration(name, "white_box_statistic")
+    if statistic is not None:
         policy = registry.make(name, 2, epsilon=1.0, rng=0, T=16)
         value = policy
         for part in statistic.split("."):
             value = getattr(value, part)
         assert np.asarray(value, dtype=float).size == policy.runs * policy.K
-    preset = cls.audit_preset
+    preset = registry.declaration(name, "audit_preset")
     if preset is not None:
         assert isinstance(preset, AuditPreset) and preset.why.strip() and preset.settings()
         registry.make(name, 2, epsilon=preset.epsilon or 1.0, rng=0, T=preset.T or 16,
                       **(preset.params or {}))
-    setting = cls.trace_setting
+    setting = registry.declaration(name, "trace_setting")
     if setting is not None:
         assert isinstance(setting, TraceSetting) and setting.why.strip()
         registry.make(name, setting.K or 2, epsilon=1.0, rng=0, T=setting.T or 16,
                       **setting.params)
-    if cls.release_structure is not None:
-        assert cls.release_structure.startswith("data-independent: ")
+    structure = registry.declaration(name, "release_structure")
+    if structure is not None:
+        assert structure.startswith("data-independent: ")
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self", *RESERVED}
     assert set(cls.parameter_domains) <= accepted, f"{name}: domains of unknown parameters"
 
