@@ -74,7 +74,16 @@ def options_table(name: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dpbandits`` console script; returns the exit status."""
+    """Entry point of the ``dpbandits`` console script; returns the exit status.
+
+    Bad input (a candidate that misbehaves included) is one line and status 2. Anything else
+    that escapes a command is an internal error: one line and status 70
+    (:data:`~dpbandits.cli.options.INTERNAL_ERROR`), never 0-3, so that no script reads a crash
+    as a finding; ``DPBANDITS_TRACEBACK=1`` in the environment prints its traceback too.
+    """
+    import os
+
+    args = None
     try:
         args = build_parser().parse_args(argv)
         return command_module(args.command).run(args)
@@ -88,10 +97,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader of standard output went away (``dpbandits list | head -1``): stop quietly,
         # with the status of a program ended by SIGPIPE, and keep Python from failing again
         # when it flushes standard output at exit.
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except (Exception, SystemExit) as error:
+        if isinstance(error, SystemExit) and args is None:
+            raise                           # argparse's own exit (--help)
+        import traceback
+
+        from .options import INTERNAL_ERROR
+
+        what = (f"SystemExit({error.code!r}) escaped the command" if isinstance(error, SystemExit)
+                else f"{type(error).__name__}: {error}")
+        print(f"dpbandits: internal error: {(what.splitlines() or [''])[0][:500]} (a bug in "
+              f"dpbandits, not a finding; exit status {INTERNAL_ERROR}; set "
+              f"DPBANDITS_TRACEBACK=1 to see where)", file=sys.stderr)
+        if os.environ.get("DPBANDITS_TRACEBACK"):
+            traceback.print_exc()
+        return INTERNAL_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

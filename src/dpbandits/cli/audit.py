@@ -46,8 +46,7 @@ NOT_FOR = {
     "all": ("variant", "claim_epsilon", "arms", "horizon", "param", "white_box", "protocol",
             "feedback", "timeout", "against", "callable"),
     "command": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "callable"),
-    "python": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "protocol",
-               "timeout"),
+    "python": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "protocol"),
     "against": ("claim_epsilon", "white_box", "scheduler", "out", "feedback"),
 }
 """Options that do not apply to each way of naming what is audited."""
@@ -185,7 +184,8 @@ def _audit_candidate(args: argparse.Namespace):
         samples, T = args.samples or SAMPLES["command"], args.horizon or COMMAND_HORIZON
         limits.check_audit_size(samples, T, args.arms)
         mechanism = load(named, K=args.arms, epsilon=args.claim_epsilon, feedback=args.feedback,
-                         workers=args.workers, table_function=args.callable)
+                         workers=args.workers, table_function=args.callable,
+                         timeout=args.timeout)
         pairs = candidate_pairs(mechanism.K, T)
         result = audit_observed(Claiming(mechanism), pairs, samples=samples,
                                 n_selection=max(2000, samples // 5), alpha=args.alpha,
@@ -215,7 +215,8 @@ def _audit_candidate(args: argparse.Namespace):
     samples = args.samples or SAMPLES["against"]
     _check_size(against, samples, args.horizon, K, eps, params)
     mechanism = load(named, K=K, epsilon=eps, params=params, feedback=cls.feedback,
-                     workers=args.workers, table_function=args.callable)
+                     workers=args.workers, table_function=args.callable,
+                     timeout=args.timeout)
     return audit_against(mechanism, against, epsilon=eps, variant=args.variant, params=params,
                          T=args.horizon, samples=samples, alpha=args.alpha, seed=args.seed,
                          progress=say_for(args))

@@ -26,11 +26,15 @@ __all__ = ["Parser", "integer", "auto_integer", "epsilon", "probability", "secon
 OK, FOUND, BAD_INPUT, NOT_TESTED = 0, 1, 2, 3
 """Exit statuses: consistent / conforms; violation / differs; bad usage or input; could not test."""
 
+INTERNAL_ERROR = 70
+"""Exit status of an internal error (a bug in dpbandits; sysexits' EX_SOFTWARE), never a finding."""
+
 EXIT_CODES = """exit status:
   0  consistent / conforms (no violation found, no difference found)
   1  violation / differs (any one, for several checks)
   2  bad usage or input (one line on stderr naming the problem; nothing is run)
-  3  could not test (e.g. the output never varied, so no verdict is possible)"""
+  3  could not test (e.g. the output never varied, so no verdict is possible)
+  70 internal error (a bug in dpbandits, reported on one line; not a finding)"""
 """The exit statuses, as every ``--help`` prints them."""
 
 
@@ -230,8 +234,9 @@ def add_candidate_options(parser: argparse.ArgumentParser, *, required: bool,
     parser.add_argument("--feedback", choices=("bandit", "full"), default=feedback_default,
                         help=feedback_help)
     parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
-                        help="seconds the external program may take for each expected line "
-                             "(default %(default)s)")
+                        help="seconds the candidate may take for each call (a Python "
+                             "candidate: loading, building, each act and observe; a program: "
+                             "each expected line) (default %(default)s)")
 
 
 def add_seed(parser: argparse.ArgumentParser) -> None:

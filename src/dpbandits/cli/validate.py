@@ -76,11 +76,8 @@ def run(args: argparse.Namespace) -> int:
                              f"act/observe class that plays bases")
     if args.epsilon is not None and not cls.private:
         raise DPBanditsError(f"--epsilon does not apply: {against} is not private")
-    not_for_python = [option for option, value, default in (
-        ("--protocol", args.protocol, "table"), ("--timeout", args.timeout, DEFAULT_TIMEOUT))
-        if value != default]
-    if args.python and not_for_python:
-        raise DPBanditsError(f"{', '.join(not_for_python)} applies to --command, not to --python")
+    if args.python and args.protocol != "table":
+        raise DPBanditsError("--protocol applies to --command, not to --python")
     if args.external and args.callable:
         raise DPBanditsError("--callable goes with --python, not --command")
     params = next(iter(parse_params(args.param, [against]).values()))
@@ -114,7 +111,8 @@ def _run(args: argparse.Namespace, request, out) -> int:
                 else args.feedback or ("full" if request.cls.feedback == "full" else "bandit"))
     named = Command(args.external, args.protocol, args.timeout) if args.external else args.python
     candidate = load(named, K=request.K, epsilon=request.epsilon, params=request.params,
-                     feedback=feedback, workers=args.workers, table_function=args.callable)
+                     feedback=feedback, workers=args.workers, table_function=args.callable,
+                     timeout=args.timeout)
     result = run_checked(candidate, request, say_for(args))
     stem = out / f"validate-{against}"
     write_json(result, stem.with_suffix(".json"))
