@@ -160,6 +160,7 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: in
                              client=client, workers=workers, backend=backend, progress=say)
     buckets: dict[str, list[str]] = {key: [] for key in REPRODUCE_VERDICTS.values()}
     lines, files, below = [], [], []
+    ours: dict[str, str] = {}
     for result in results:
         if result.below_paper:
             below.append(result.experiment)
@@ -168,6 +169,8 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: in
         lines += [page.split("\n![")[0].rstrip(), ""]
         for claim in result.claims:
             buckets[REPRODUCE_VERDICTS[claim.verdict]].append(f"{result.experiment}: {claim.text}")
+        for check in result.checks:
+            ours[f"{result.experiment}: {check.text}"] = check.verdict
         for path in result.paths:
             if str(path).endswith(".png"):
                 relative = Path(path).resolve().relative_to(out.resolve())
@@ -180,12 +183,15 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: in
              + (f"Below the paper's size: {', '.join(f'`{b}`' for b in below)}; "
                 "`dpbandits reproduce NAME --full` runs the paper's size." if below
                 else "Every experiment ran at the paper's size."))
-    return Part("reproduce", intro + "\n\n" + "\n".join(lines), {**buckets, "below_paper": below}, files)
+    return Part("reproduce", intro + "\n\n" + "\n".join(lines),
+                {**buckets, "below_paper": below, "our_checks": ours}, files)
 
 
 REPRODUCE_VERDICTS = {"supported": "supported", "contradicted": "contradicted",
-                      "inconclusive at this size": "inconclusive", "not testable": "not_testable"}
-"""A claim's verdict -> its key in the reproduce part's summary."""
+                      "depends on reading": "depends", "inconclusive at this size": "inconclusive",
+                      "not testable": "not_testable"}
+"""A paper claim's verdict -> its key in the reproduce part's summary (our own checks are kept
+apart, under ``our_checks``: "EXPERIMENT: check" -> verdict)."""
 
 
 BUILDERS: dict[str, Callable[..., Part]] = {

@@ -12,6 +12,7 @@ VERDICTS: dict[str, tuple[str, str]] = {
     "differs": ("bad", "\u2717"), "false": ("bad", "\u2717"), "unproven": ("open", "?"),
     "vacuous at this size": ("void", "\u25cb"), "vacuous": ("void", "\u25cb"),
     "inconclusive at this size": ("open", "?"), "inconclusive": ("open", "?"),
+    "depends on reading": ("open", "\u00b1"),
     "not testable": ("none", "\u2013"), "not applicable": ("none", "\u2013"),
     "non-private": ("none", "\u2013"), "could not test": ("none", "\u2013"),
 }

@@ -45,15 +45,7 @@ def summary(parts: list[Part]) -> list[str]:
                      + (": " + ", ".join(f"`{v}`" for v in s["vacuous"]) if s["vacuous"] else "")
                      + ".")
     if "reproduce" in by:
-        s = by["reproduce"]
-        total = sum(len(s[k]) for k in ("supported", "contradicted", "inconclusive", "not_testable"))
-        lines.append(f"- **The papers' experimental claims** ({total}, each a stated test over our "
-                     f"runs): {len(s['supported'])} supported, {len(s['contradicted'])} "
-                     f"contradicted, {len(s['inconclusive'])} inconclusive at the size run (each "
-                     f"page gives the runs that would decide it), {len(s['not_testable'])} not "
-                     "testable by simulation (each page says why). "
-                     + (f"Ran below the paper's size: {', '.join(f'`{b}`' for b in s['below_paper'])}."
-                        if s["below_paper"] else "Every experiment ran at the paper's size."))
+        lines += _reproduce_summary(by["reproduce"])
     return lines
 
 
@@ -77,3 +69,27 @@ TITLES = {"algorithms": "Algorithms and their claims", "audit": "Privacy audit",
 
 FIGURE_ALT = {"audit": "Each variant's epsilon lower bound (95%) against its claim",
               "reproduce": "The papers' claims: verdict of each, by paper and experiment"}
+
+
+def _reproduce_summary(s: dict) -> list[str]:
+    """The papers' claims (five verdicts) and, apart, our own checks beside the experiments."""
+    total = sum(len(s[k]) for k in ("supported", "contradicted", "depends", "inconclusive",
+                                    "not_testable"))
+    lines = [f"- **The papers' experimental claims** ({total}, each quoted from the paper, read in "
+             f"every reasonable way and tested over our runs): {len(s['supported'])} supported, "
+             f"{len(s['contradicted'])} contradicted under every reading"
+             + (" (" + "; ".join(f"`{c}`" for c in s["contradicted"]) + "; docs/findings.md gives "
+                "the evidence)" if s["contradicted"] else "")
+             + f", {len(s['depends'])} depending on the reading (each page says which reading gives "
+             f"which verdict), {len(s['inconclusive'])} inconclusive at the size run (each page "
+             f"gives the runs that would decide it), {len(s['not_testable'])} not testable (each "
+             "page says why). "
+             + (f"Ran below the paper's size: {', '.join(f'`{b}`' for b in s['below_paper'])}."
+                if s["below_paper"] else "Every experiment ran at the paper's size.")]
+    ours = s["our_checks"]
+    if ours:
+        counts = {v: sum(x == v for x in ours.values()) for v in dict.fromkeys(ours.values())}
+        lines.append(f"- **Our own checks beside the experiments** ({len(ours)}; not claims of the "
+                     "papers, counted apart): " + ", ".join(f"{n} {v}" for v, n in counts.items())
+                     + ".")
+    return lines

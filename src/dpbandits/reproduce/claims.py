@@ -1,19 +1,25 @@
-"""The claim-check vocabulary: each of the papers' experimental claims as a stated test over runs.
+"""How a claim is judged: per-run tests under each of its readings, and one robust verdict.
 
-Every check reads the per-run numbers of the simulated cells (:class:`Cells`) and returns an
+A claim of a paper is a sentence; a **reading** commits it to a direction, a quantity, a margin
+and a horizon, and a check (:mod:`~dpbandits.reproduce.checks`) turns the reading into an
 :class:`Outcome`: the one-sided tests whose rejection would *support* the claim and those whose
-rejection would *contradict* it, each a t-test on per-run values, with the test and its assumption
-in words. :func:`judge` turns the outcomes of one page into verdicts at family-wise level
-``alpha`` (Holm's step-down correction over every p-value of the page, statsmodels'
-``multipletests``):
+rejection would *contradict* it, each a t-test on per-run values, with the test in words.
+:func:`judge` gives each reading a verdict at family-wise level ``alpha`` (Holm's step-down
+correction over every p-value of every reading of the page, statsmodels' ``multipletests``):
 
-* ``supported``: the data are significantly in the claim's direction (every component of the
-  claim, an intersection-union test, so no correction is needed inside a claim);
+* ``supported``: the data are significantly in the reading's direction (every component, an
+  intersection-union test, so no correction is needed inside a reading);
 * ``contradicted``: significantly the other way for at least one component (Bonferroni over the
-  components inside the claim);
+  components inside the reading);
 * ``inconclusive at this size``: neither, with the number of runs per curve that would decide it,
   estimated from the observed mean and spread (80% power at the Bonferroni level of the page);
-* ``not testable``: only for claims no simulation can test, with the reason.
+* ``not testable``: only for claims no simulation (or no data we have) can test, with the reason.
+
+The claim's verdict is robust to the reading: it is ``supported``, ``contradicted`` or
+``inconclusive at this size`` only when every listed reading says so, and ``depends on reading``
+otherwise, naming which reading gives which verdict (:func:`combine`). A contradiction therefore
+stands only if no reasonable reading (margin, unstated parameter, alternative quantity the text
+allows) saves the claim.
 
 **Paired runs.** Every curve of an experiment runs with the same seed, so run ``i`` of each curve
 (and of each epsilon) sees the same reward draws (:mod:`dpbandits.reference.engine`, seeding).
@@ -27,23 +33,20 @@ many runs were used).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .experiment import Experiment
 
-__all__ = ["VERDICTS", "SUPPORTED", "CONTRADICTED", "INCONCLUSIVE", "NOT_TESTABLE", "ALPHA",
-           "Cells", "Component", "Outcome", "Verdict", "judge", "component",
-           "lower_than", "highest", "within_factor", "flat_in_epsilon", "non_increasing_in_epsilon",
-           "return_ordered_in_epsilon", "gap_not_increasing", "crossing", "below_bound",
-           "linear_in_inverse_epsilon", "spread_larger", "overlap_with_optimum", "both",
-           "not_testable"]
+__all__ = ["VERDICTS", "SUPPORTED", "CONTRADICTED", "DEPENDS", "INCONCLUSIVE", "NOT_TESTABLE",
+           "ALPHA", "Cells", "Component", "Outcome", "Verdict", "ReadingVerdict", "judge",
+           "combine", "component", "any_of", "all_of"]
 
-SUPPORTED, CONTRADICTED = "supported", "contradicted"
+SUPPORTED, CONTRADICTED, DEPENDS = "supported", "contradicted", "depends on reading"
 INCONCLUSIVE, NOT_TESTABLE = "inconclusive at this size", "not testable"
-VERDICTS = (SUPPORTED, CONTRADICTED, INCONCLUSIVE, NOT_TESTABLE)
+VERDICTS = (SUPPORTED, CONTRADICTED, DEPENDS, INCONCLUSIVE, NOT_TESTABLE)
 ALPHA = 0.05
 """Family-wise error level of the claims of one page."""
 POWER = 0.8
@@ -68,12 +71,21 @@ class Cells:
         t = np.asarray(d["t"])
         return np.asarray(d["per_run"], dtype=float)[:, int(np.argmin(np.abs(t - fraction * t[-1])))]
 
+    def curves(self, label: str, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+        """The checkpoints and every run's regret at each, shape (runs, checkpoints)."""
+        d = self.data[(label, epsilon)]
+        return np.asarray(d["t"], dtype=float), np.asarray(d["per_run"], dtype=float)
+
     def finals(self, label: str, epsilon: float) -> np.ndarray:
         """Each run's regret at the horizon."""
         return self.per_run(label, epsilon, 1.0)
 
     def mean(self, label: str, epsilon: float, fraction: float = 1.0) -> float:
         return float(self.per_run(label, epsilon, fraction).mean())
+
+    def optimal(self, label: str, epsilon: float) -> float:
+        """The optimal expected per-round return (the best super arm's, or the best arm's mean)."""
+        return float(self.data[(label, epsilon)]["optimal"])
 
     @property
     def horizon(self) -> int:
@@ -125,19 +137,34 @@ def component(label: str, values: Sequence[float]) -> Component:
     return Component(label, estimate, sd, n, p)
 
 
+def any_of(label: str, parts: Sequence[Component]) -> Component:
+    """At least one of ``parts`` is above 0: the Bonferroni union test (p = k x the smallest p);
+    its estimate and spread are those of the part with the smallest p."""
+    best = min(parts, key=lambda c: c.p)
+    return Component(label, best.estimate, best.sd, best.n, min(1.0, len(parts) * best.p))
+
+
+def all_of(label: str, parts: Sequence[Component]) -> Component:
+    """Every one of ``parts`` is above 0: the intersection-union test (p = the largest p); its
+    estimate and spread are those of the part with the largest p."""
+    worst = max(parts, key=lambda c: c.p)
+    return Component(label, worst.estimate, worst.sd, worst.n, worst.p)
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """What a check found: the components that support the claim (all must reject) and those that
-    contradict it (any one rejecting suffices), the test in words, and the numbers shown."""
+    """What a check found under one reading: the components that support it (all must reject)
+    and those that contradict it (any one rejecting suffices), the test in words, the numbers."""
 
     support: tuple[Component, ...]
     contradict: tuple[Component, ...]
     test: str
     evidence: str
     reason: str = ""
-    """For ``not testable``: why no simulation can test the claim; otherwise empty."""
+    """For ``not testable``: why no simulation (or no data we have) can test it; otherwise empty."""
     note: str = ""
-    """Why the claim cannot be decided at this size whatever the runs show (e.g. a vacuous bound)."""
+    """Why the reading cannot be decided at this size whatever the runs show (e.g. a vacuous
+    bound, or a range that needs the paper's number of runs)."""
 
     @property
     def testable(self) -> bool:
@@ -165,8 +192,20 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class ReadingVerdict:
+    """One reading's verdict, its test and numbers."""
+
+    reading: str
+    verdict: str
+    evidence: str
+    test: str = ""
+    p_support: float = 1.0
+    p_contradict: float = 1.0
+
+
+@dataclass(frozen=True)
 class Verdict:
-    """A claim's verdict on one page, with the test that decided it and the numbers."""
+    """A claim's verdict on one page (robust over its readings), with each reading's verdict."""
 
     text: str
     verdict: str
@@ -175,37 +214,79 @@ class Verdict:
     reading: str = ""
     p_support: float = 1.0
     p_contradict: float = 1.0
+    readings: tuple[ReadingVerdict, ...] = ()
+    ours: bool = False
+    """Our own check (a bound, a baseline), not a claim of the paper."""
 
 
-def judge(claims: Sequence[tuple[str, str, Outcome]], alpha: float = ALPHA) -> list[Verdict]:
-    """Verdicts for the (text, reading, outcome) of one page's claims at family-wise level
-    ``alpha``: Holm's correction over the supporting and contradicting p-values of every testable
-    claim (2m hypotheses for m claims)."""
+def combine(verdicts: Sequence[str]) -> str:
+    """The claim's verdict from its readings' verdicts: the common verdict when every testable
+    reading agrees, ``depends on reading`` when they differ; ``not testable`` only when no
+    reading is testable."""
+    testable = [v for v in verdicts if v != NOT_TESTABLE]
+    if not testable:
+        return NOT_TESTABLE
+    return testable[0] if len(set(testable)) == 1 else DEPENDS
+
+
+Readings = Sequence[tuple[str, Outcome]]
+
+
+def judge(claims: Sequence[tuple[str, str, Outcome] | tuple[str, Readings]],
+          alpha: float = ALPHA) -> list[Verdict]:
+    """Verdicts for one page's claims at family-wise level ``alpha``. Each claim is ``(text,
+    reading, outcome)`` or ``(text, [(reading, outcome), ...])``; Holm's correction runs over the
+    supporting and contradicting p-values of every testable reading of every claim (2m hypotheses
+    for m readings), and each claim's verdict is :func:`combine` of its readings'."""
     from statsmodels.stats.multitest import multipletests
 
-    testable = [o for _, _, o in claims if o.testable]
+    claims = [(c[0], [(c[1], c[2])]) if len(c) == 3 else (c[0], list(c[1])) for c in claims]
+    testable = [o for _, readings in claims for _, o in readings if o.testable]
     pvalues = [p for o in testable for p in (o.p_support, o.p_contradict)]
     rejected = list(multipletests(pvalues, alpha=alpha, method="holm")[0]) if pvalues else []
     m = max(len(pvalues), 1)
     verdicts = []
-    for text, reading, outcome in claims:
-        if not outcome.testable:
-            verdicts.append(Verdict(text, NOT_TESTABLE, outcome.reason, outcome.test, reading))
-            continue
-        support, contradict = rejected.pop(0), rejected.pop(0)
-        evidence = outcome.evidence + (f" (p = {_p(outcome.p_support)} for the claim's direction, "
-                                       f"{_p(outcome.p_contradict)} against it; Holm over {m} "
-                                       f"p-values at level {alpha:g})")
-        if contradict:
-            verdict = CONTRADICTED
-        elif support:
-            verdict = SUPPORTED
-        else:
-            verdict = INCONCLUSIVE
-            evidence += "; " + (outcome.note or _runs_needed(outcome, alpha / m))
-        verdicts.append(Verdict(text, verdict, evidence, outcome.test, reading,
-                                outcome.p_support, outcome.p_contradict))
+    for text, readings in claims:
+        judged = []
+        for reading, outcome in readings:
+            if not outcome.testable:
+                judged.append(ReadingVerdict(reading, NOT_TESTABLE, outcome.reason, outcome.test))
+                continue
+            support, contradict = rejected.pop(0), rejected.pop(0)
+            judged.append(_reading_verdict(reading, outcome, support, contradict, m, alpha))
+        verdicts.append(_claim_verdict(text, judged))
     return verdicts
+
+
+def _reading_verdict(reading: str, outcome: Outcome, support: bool, contradict: bool, m: int,
+                     alpha: float) -> ReadingVerdict:
+    evidence = outcome.evidence + (f" (p = {_p(outcome.p_support)} for the claim's direction, "
+                                   f"{_p(outcome.p_contradict)} against it; Holm over {m} "
+                                   f"p-values at level {alpha:g})")
+    if contradict:
+        verdict = CONTRADICTED
+    elif support:
+        verdict = SUPPORTED
+    else:
+        verdict = INCONCLUSIVE
+        evidence += "; " + (outcome.note or _runs_needed(outcome, alpha / m))
+    return ReadingVerdict(reading, verdict, evidence, outcome.test, outcome.p_support,
+                          outcome.p_contradict)
+
+
+def _claim_verdict(text: str, judged: list[ReadingVerdict]) -> Verdict:
+    verdict = combine([r.verdict for r in judged])
+    if len(judged) == 1:
+        r = judged[0]
+        return Verdict(text, verdict, r.evidence, r.test, r.reading, r.p_support, r.p_contradict,
+                       tuple(judged))
+    if verdict == NOT_TESTABLE:
+        evidence = " | ".join(f"{r.reading}: {r.evidence}" for r in judged)
+    else:
+        evidence = "; ".join(f"{r.verdict} under '{r.reading}'" for r in judged)
+    return Verdict(text, verdict, evidence, "; ".join(dict.fromkeys(r.test for r in judged if r.test)),
+                   "; ".join(r.reading for r in judged),
+                   min(r.p_support for r in judged), min(r.p_contradict for r in judged), tuple(judged))
 
 
 def _runs_needed(outcome: Outcome, level: float) -> str:
@@ -219,299 +300,3 @@ def _runs_needed(outcome: Outcome, level: float) -> str:
 
 def _p(p: float) -> str:
     return f"{p:.2g}" if p >= 1e-4 else "< 1e-4"
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.4g}"
-
-
-def _eps(cells: Cells, epsilons) -> tuple[float, ...]:
-    chosen = cells.experiment.epsilons if epsilons is None else epsilons
-    return tuple(e for e in chosen if e in cells.experiment.epsilons)
-
-
-PAIRED = ("one-sided t-tests on per-run differences of final regret (run i of every curve sees "
-          "the same reward draws; runs independent; mean of the differences close to normal)")
-
-
-# -- the checks -----------------------------------------------------------------------------------
-
-def lower_than(a: str, others: tuple[str, ...], epsilons=None) -> Check:
-    """``a``'s final regret is below each of ``others`` at each epsilon. Supported when every
-    difference ``b - a`` is significantly positive; contradicted when one ``a - b`` is."""
-    def check(cells: Cells) -> Outcome:
-        support, contradict, shown = [], [], []
-        for eps in _eps(cells, epsilons):
-            x = cells.finals(a, eps)
-            for b in others:
-                y = cells.finals(b, eps)
-                support.append(component(f"{b} - {a} at eps={eps:g}", y - x))
-                contradict.append(component(f"{a} - {b} at eps={eps:g}", x - y))
-                shown.append(f"eps={eps:g}: {a} {_fmt(x.mean())} vs {b} {_fmt(y.mean())}")
-        return Outcome(tuple(support), tuple(contradict), PAIRED, "; ".join(shown))
-    return check
-
-
-def highest(label: str, epsilons=None) -> Check:
-    """``label`` has the largest final regret of all curves at each epsilon."""
-    def check(cells: Cells) -> Outcome:
-        others = tuple(line.label for line in cells.experiment.lines if line.label != label)
-        support, contradict, shown = [], [], []
-        for eps in _eps(cells, epsilons):
-            x = cells.finals(label, eps)
-            for b in others:
-                y = cells.finals(b, eps)
-                support.append(component(f"{label} - {b} at eps={eps:g}", x - y))
-                contradict.append(component(f"{b} - {label} at eps={eps:g}", y - x))
-            shown.append(f"eps={eps:g}: " + ", ".join(
-                f"{line.label} {_fmt(cells.finals(line.label, eps).mean())}" for line in cells.experiment.lines))
-        return Outcome(tuple(support), tuple(contradict), PAIRED, "; ".join(shown))
-    return check
-
-
-def _ratio_components(a: str, b: str, factor: float, cells: Cells, eps: float):
-    x, y = cells.finals(a, eps), cells.finals(b, eps)
-    support = (component(f"{factor:g} {b} - {a} at eps={eps:g}", factor * y - x),
-               component(f"{a} - {b} / {factor:g} at eps={eps:g}", x - y / factor))
-    contradict = (component(f"{a} - {factor:g} {b} at eps={eps:g}", x - factor * y),
-                  component(f"{b} / {factor:g} - {a} at eps={eps:g}", y / factor - x))
-    ratio = x.mean() / y.mean() if y.mean() > 0 else math.inf
-    return support, contradict, f"eps={eps:g}: mean ratio {_fmt(ratio)}"
-
-
-def within_factor(a: str, b: str, factor: float, epsilons=None) -> Check:
-    """Equivalence within ``factor``: ``b / factor <= a <= factor b`` in mean final regret at each
-    epsilon, by two one-sided tests (TOST) on the per-run values ``factor b - a`` and
-    ``a - b / factor``; contradicted when one of them is significantly negative."""
-    def check(cells: Cells) -> Outcome:
-        support, contradict, shown = [], [], []
-        for eps in _eps(cells, epsilons):
-            s, c, text = _ratio_components(a, b, factor, cells, eps)
-            support += s
-            contradict += c
-            shown.append(text)
-        return Outcome(tuple(support), tuple(contradict),
-                       f"two one-sided tests (TOST) for a ratio of means within [1/{factor:g}, "
-                       f"{factor:g}]; {PAIRED}", "; ".join(shown) + f" (factor {factor:g})")
-    return check
-
-
-def flat_in_epsilon(label: str, band: float) -> Check:
-    """Equivalence across epsilon: for every two epsilons the mean final regrets are within a
-    factor ``band`` (TOST on every ordered pair)."""
-    def check(cells: Cells) -> Outcome:
-        eps = cells.experiment.epsilons
-        support, contradict = [], []
-        for i in eps:
-            for j in eps:
-                if i != j:
-                    x, y = cells.finals(label, i), cells.finals(label, j)
-                    support.append(component(f"{band:g} R(eps={j:g}) - R(eps={i:g})", band * y - x))
-                    contradict.append(component(f"R(eps={i:g}) - {band:g} R(eps={j:g})", x - band * y))
-        means = [cells.finals(label, e).mean() for e in eps]
-        return Outcome(tuple(support), tuple(contradict),
-                       f"two one-sided tests on every pair of epsilons for a ratio within "
-                       f"[1/{band:g}, {band:g}]; {PAIRED}",
-                       f"{label}: max/min of the mean over epsilon = "
-                       f"{_fmt(max(means) / max(min(means), 1e-12))} (band {band:g})")
-    return check
-
-
-def _slopes(cells: Cells, label: str, x: np.ndarray, eps: Sequence[float], degree: int = 1) -> np.ndarray:
-    """Per-run least-squares coefficients (highest power first) of final regret on ``x``."""
-    y = np.stack([cells.finals(label, e) for e in eps])          # (epsilons, runs)
-    return np.polyfit(x, y, degree)
-
-
-def non_increasing_in_epsilon(label: str) -> Check:
-    """Final regret decreases as epsilon increases. Supported only when the per-run least-squares
-    slope of final regret on log(epsilon) is significantly negative; contradicted when any step to
-    the next larger epsilon is significantly up (Bonferroni over the steps). Equal curves are
-    inconclusive: the absence of a rise is not evidence of a fall."""
-    def check(cells: Cells) -> Outcome:
-        eps = sorted(cells.experiment.epsilons)
-        slope = _slopes(cells, label, np.log(eps), eps)[0]
-        steps = [component(f"R(eps={eps[i + 1]:g}) - R(eps={eps[i]:g})",
-                           cells.finals(label, eps[i + 1]) - cells.finals(label, eps[i]))
-                 for i in range(len(eps) - 1)]
-        shown = ", ".join(f"{e:g}: {_fmt(cells.finals(label, e).mean())}" for e in eps)
-        return Outcome((component("minus the slope in ln epsilon", -slope),), tuple(steps),
-                       "t-test on the per-run least-squares slope of final regret against ln "
-                       "epsilon (negative supports); paired t-tests of each step up in epsilon "
-                       "(a significant rise contradicts); runs independent, means close to normal",
-                       f"{label} mean final regret by epsilon {shown}; mean slope "
-                       f"{_fmt(slope.mean())} per unit of ln epsilon")
-    return check
-
-
-return_ordered_in_epsilon = non_increasing_in_epsilon
-"""Performance (return) decreases as epsilon decreases: the same test on final regret."""
-
-
-def gap_not_increasing(a: str, b: str, growth: float = 1.1, epsilons=None) -> Check:
-    """The regret gap ``a - b`` does not grow with time, read as: the gap at T is at most
-    ``growth`` times the gap at T/2 (a gap growing like ln T grows by ln 2 / ln(T/2), 6% at
-    T = 1e5; a gap linear in T doubles). Per-run values ``(a_T - b_T) - growth (a_{T/2} -
-    b_{T/2})``: significantly negative supports, significantly positive contradicts."""
-    def check(cells: Cells) -> Outcome:
-        support, contradict, shown = [], [], []
-        for eps in _eps(cells, epsilons):
-            half = cells.per_run(a, eps, 0.5) - cells.per_run(b, eps, 0.5)
-            full = cells.finals(a, eps) - cells.finals(b, eps)
-            excess = full - growth * half
-            support.append(component(f"{growth:g} gap(T/2) - gap(T) at eps={eps:g}", -excess))
-            contradict.append(component(f"gap(T) - {growth:g} gap(T/2) at eps={eps:g}", excess))
-            shown.append(f"eps={eps:g}: gap {_fmt(half.mean())} at T/2, {_fmt(full.mean())} at T")
-        return Outcome(tuple(support), tuple(contradict),
-                       f"t-test on per-run gap(T) - {growth:g} gap(T/2); {PAIRED}", "; ".join(shown))
-    return check
-
-
-def crossing(early: str, late: str, margin: float = 1.1, epsilons=None) -> Check:
-    """``early`` is better at first and ``late`` catches up: ``early``'s regret is significantly
-    below ``late``'s at T/100, and ``late``'s regret at T is significantly below ``margin`` times
-    ``early``'s (caught up to within 10%). Contradicted when ``early`` is significantly worse at
-    T/100 or ``late`` significantly above ``margin`` times ``early`` at T."""
-    def check(cells: Cells) -> Outcome:
-        support, contradict, shown = [], [], []
-        for eps in _eps(cells, epsilons):
-            e0, l0 = cells.per_run(early, eps, 0.01), cells.per_run(late, eps, 0.01)
-            e1, l1 = cells.finals(early, eps), cells.finals(late, eps)
-            support += [component(f"{late} - {early} at T/100, eps={eps:g}", l0 - e0),
-                        component(f"{margin:g} {early} - {late} at T, eps={eps:g}", margin * e1 - l1)]
-            contradict += [component(f"{early} - {late} at T/100, eps={eps:g}", e0 - l0),
-                           component(f"{late} - {margin:g} {early} at T, eps={eps:g}", l1 - margin * e1)]
-            shown.append(f"eps={eps:g}: at T/100 {early} {_fmt(e0.mean())} vs {late} {_fmt(l0.mean())}; "
-                         f"at T {_fmt(e1.mean())} vs {_fmt(l1.mean())}")
-        return Outcome(tuple(support), tuple(contradict),
-                       f"paired t-tests at T/100 and at T; {PAIRED}", "; ".join(shown))
-    return check
-
-
-def below_bound(label: str, key: str) -> Check:
-    """Mean final regret is below the explicit bound ``key`` of :mod:`dpbandits.bounds`: t-test on
-    ``bound - R_i``. A bound at or above T x (largest gap), the most regret any run can have, is
-    vacuous: no run can exceed it, so the claim is inconclusive at this size and the page gives
-    the horizon from which the bound is informative."""
-    def check(cells: Cells) -> Outcome:
-        from ..bounds import get_bound
-        from ..reference import get_setting
-
-        means = np.array(get_setting(cells.experiment.setting).means)
-        gaps = means.max() - means
-        bound = get_bound(key)
-        value = lambda T, eps: float(bound.evaluate(T=float(T), epsilon=eps, gaps=gaps))
-        support, contradict, shown, vacuous = [], [], [], []
-        T = cells.horizon
-        for eps in cells.experiment.epsilons:
-            x, b = cells.finals(label, eps), value(T, eps)
-            shown.append(f"eps={eps:g}: {_fmt(x.mean())} against the bound {_fmt(b)}")
-            if b >= T * gaps.max():
-                vacuous.append(f"eps={eps:g}: the bound {_fmt(b)} is at least T x largest gap = "
-                               f"{_fmt(T * gaps.max())} (vacuous at this size; informative from "
-                               f"T = {_informative_from(lambda t: value(t, eps), gaps.max())})")
-                continue
-            support.append(component(f"bound - {label} at eps={eps:g}", b - x))
-            contradict.append(component(f"{label} - bound at eps={eps:g}", x - b))
-        note = "; ".join(vacuous)
-        return Outcome(tuple(support) if not vacuous else (), tuple(contradict),
-                       f"t-test on per-run bound - final regret (runs independent, mean close to normal)",
-                       f"{key}: " + "; ".join(shown), note=note)
-    return check
-
-
-def _informative_from(bound: Callable[[float], float], gap: float, limit: float = 2.0 ** 60) -> str:
-    """The smallest power of two T at which ``bound(T) < T gap`` (or 'beyond 2^60')."""
-    T = 2.0
-    while T <= limit:
-        if bound(T) < T * gap:
-            return f"2^{int(math.log2(T))}"
-        T *= 2
-    return "beyond 2^60"
-
-
-def linear_in_inverse_epsilon(label: str) -> Check:
-    """Final regret grows linearly in 1/epsilon, read as: the per-run least-squares slope on
-    1/epsilon is significantly positive (supports), and neither a significantly negative slope nor
-    a significant per-run quadratic coefficient in 1/epsilon is found (either contradicts). The
-    linearity part can only contradict: no finite sample shows exact linearity."""
-    def check(cells: Cells) -> Outcome:
-        eps = cells.experiment.epsilons
-        x = 1 / np.array(eps)
-        slope = _slopes(cells, label, x, eps)[0]
-        curvature = _slopes(cells, label, x, eps, 2)[0] if len(eps) >= 3 else np.zeros_like(slope)
-        y = np.array([cells.finals(label, e).mean() for e in eps])
-        fit = np.polyval(np.polyfit(x, y, 1), x)
-        r2 = 1 - ((y - fit) ** 2).sum() / max(((y - y.mean()) ** 2).sum(), 1e-12)
-        return Outcome((component("slope in 1/epsilon", slope),),
-                       (component("minus the slope in 1/epsilon", -slope),
-                        component("quadratic coefficient in 1/epsilon", curvature),
-                        component("minus the quadratic coefficient", -curvature)),
-                       "t-tests on per-run least-squares coefficients of final regret on 1/epsilon "
-                       "(linear slope; quadratic coefficient of a second fit); runs independent, "
-                       "means close to normal",
-                       f"{label}: mean slope {_fmt(slope.mean())} per unit of 1/epsilon, mean "
-                       f"quadratic coefficient {_fmt(curvature.mean())}, R^2 of the mean curve {_fmt(r2)}")
-    return check
-
-
-def spread_larger(label: str, epsilons=None) -> Check:
-    """``label``'s runs are more spread out than every other curve's: Brown-Forsythe reading,
-    per-run absolute deviations from the curve's median, compared by paired t-tests. The observed
-    range (best to worst run) of every curve is shown beside it."""
-    def check(cells: Cells) -> Outcome:
-        others = [line.label for line in cells.experiment.lines if line.label != label]
-        support, contradict, shown = [], [], []
-        for eps in _eps(cells, epsilons):
-            dev = {l: np.abs(cells.finals(l, eps) - np.median(cells.finals(l, eps)))
-                   for l in [label, *others]}
-            for b in others:
-                support.append(component(f"|dev| {label} - {b} at eps={eps:g}", dev[label] - dev[b]))
-                contradict.append(component(f"|dev| {b} - {label} at eps={eps:g}", dev[b] - dev[label]))
-            shown.append(f"eps={eps:g}: range of final regret over runs " + ", ".join(
-                f"{l} {_fmt(np.ptp(cells.finals(l, eps)))}" for l in [label, *others]))
-        return Outcome(tuple(support), tuple(contradict),
-                       "paired t-tests on per-run absolute deviations from each curve's median "
-                       "(Brown-Forsythe); runs independent, means close to normal", "; ".join(shown))
-    return check
-
-
-def both(*checks: Check) -> Check:
-    """All of ``checks``: supported when every one is (intersection-union), contradicted when one
-    is (Bonferroni over all their contradicting components)."""
-    def check(cells: Cells) -> Outcome:
-        outcomes = [c(cells) for c in checks]
-        return Outcome(tuple(x for o in outcomes for x in o.support),
-                       tuple(x for o in outcomes for x in o.contradict),
-                       "; ".join(dict.fromkeys(o.test for o in outcomes)),
-                       "; ".join(o.evidence for o in outcomes),
-                       note="; ".join(o.note for o in outcomes if o.note))
-    return check
-
-
-def not_testable(reason: str) -> Check:
-    """A claim no simulation can test (a limit, or data we do not have), with the reason."""
-    return lambda cells: Outcome((), (), "", "", reason=reason)
-
-
-def overlap_with_optimum(label: str, count: int, margin: int) -> Check:
-    """The last round's super arm shares about ``count`` base arms with the optimal basis A*:
-    TOST on the per-run overlap for a mean within ``count`` +- ``margin``. Only the paper's data
-    can test a count the paper read off its data: on a stand-in the claim is not testable, and
-    the overlap we observe is given as the reason's evidence."""
-    def check(cells: Cells) -> Outcome:
-        eps = cells.experiment.epsilons[0]
-        d = cells.data[(label, eps)]
-        optimal = set(d["optimal_basis"])
-        overlap = np.array([len(optimal & set(basis)) for basis in d["final_basis"]], dtype=float)
-        shown = (f"{label}: mean overlap of the last round's {len(optimal)} base arms with A* "
-                 f"{_fmt(overlap.mean())} (runs: {', '.join(str(int(o)) for o in overlap)})")
-        if cells.experiment.setting.endswith("standin"):
-            return Outcome((), (), "", shown, reason="the paper's count is a property of MovieLens 1M; "
-                           "this run used the synthetic stand-in (" + shown + ")")
-        low, high = count - margin, count + margin
-        return Outcome((component(f"overlap - {low}", overlap - low), component(f"{high} - overlap", high - overlap)),
-                       (component(f"{low} - overlap", low - overlap), component(f"overlap - {high}", overlap - high)),
-                       "two one-sided t-tests on the per-run overlap (runs independent, mean "
-                       "close to normal)", shown)
-    return check

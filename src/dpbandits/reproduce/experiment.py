@@ -1,11 +1,12 @@
-"""What an experiment is: its curves (:class:`Line`), claims (:class:`Claim`) and sizes."""
+"""What an experiment is: its curves (:class:`Line`), claims (:class:`Claim`, each with its
+:class:`Reading` s) and sizes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Line", "Claim", "Experiment", "SIZES"]
+__all__ = ["Line", "Reading", "Claim", "Experiment", "SIZES"]
 
 SIZES = ("tiny", "small", "default", "full")
 
@@ -24,14 +25,36 @@ class Line:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """One of the paper's claims about an experiment and the code that judges it."""
+class Reading:
+    """One way of reading a claim, committed to a direction, a quantity, a margin and a horizon,
+    and the check that tests it (Cells -> :class:`~dpbandits.reproduce.claims.Outcome`)."""
 
     text: str
     check: Callable[..., Any]
-    """Cells -> :class:`~dpbandits.reproduce.claims.Outcome`."""
-    reading: str = ""
-    """How a vague claim ("performs similarly") is read as a test, and why."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One of the paper's claims about an experiment (or one of our own checks, ``ours``), with
+    the paper's sentence, where it stands, and every reasonable reading of it.
+
+    The claim is ``contradicted`` only when every reading contradicts it; when the readings
+    disagree its verdict is ``depends on reading`` (:func:`~dpbandits.reproduce.claims.combine`)."""
+
+    text: str
+    readings: tuple[Reading, ...]
+    quote: str = ""
+    """The paper's own sentence, verbatim (empty for our own checks)."""
+    where: str = ""
+    """Where the sentence stands in the paper: section, figure, page."""
+    why: str = ""
+    """Why these readings and margins: stated once per claim, before any run."""
+    ours: bool = False
+    """Our own check (a bound, a baseline), not a claim the paper makes: tallied apart."""
+
+    @property
+    def reading(self) -> str:
+        return "; ".join(r.text for r in self.readings)
 
 
 @dataclass(frozen=True)

@@ -107,9 +107,10 @@ def _eps_list(epsilons) -> str:
     return shown + (f", ... ({len(epsilons)} values)" if len(epsilons) > 8 else "")
 
 
-def page(e: Experiment, cells: Cells, verdicts: list[Verdict], size: str, setting: str, seed: int) -> str:
-    """The Markdown page: what ran beside what the paper ran, each claim's verdict, the test
-    behind it and the numbers."""
+def page(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verdict], size: str,
+         setting: str, seed: int) -> str:
+    """The Markdown page: what ran beside what the paper ran, each claim of the paper with its
+    sentence, its readings and its verdict, our own checks apart, and the figure."""
     T, runs = cells.horizon, cells.runs
     full_T, full_runs = e.sizes["full"]
     below = size != "full" or tuple(cells.experiment.epsilons) != e.epsilons
@@ -125,18 +126,19 @@ def page(e: Experiment, cells: Cells, verdicts: list[Verdict], size: str, settin
         lines.append(f"- The paper states no number of repetitions; at full size we run {full_runs}.")
     if e.note:
         lines.append(f"- Note: {e.note}")
-    lines += ["", f"Each claim is a stated test over the runs (below the table); the claims of "
-              f"this page are corrected together for multiplicity (Holm, family-wise level "
-              f"{ALPHA:g}). Verdicts: `supported`, `contradicted`, `inconclusive at this size` "
-              "(with the number of runs that would decide it), `not testable` (with why).", "",
-              "| claim of the paper | our verdict | evidence |", "|---|---|---|"]
-    for v in verdicts:
-        lines.append(f"| {_cell(v.text)} | **{v.verdict}** | {_cell(v.evidence)} |")
-    lines += ["", "How each claim is tested:", ""]
-    for v in verdicts:
-        reading = f" Reading: {v.reading}." if v.reading else ""
-        test = f" Test: {v.test}." if v.test else ""
-        lines.append(f"- *{_cell(v.text)}*.{reading}{test}")
+    lines += ["", VERDICT_RULE.format(alpha=ALPHA), ""]
+    paper = [c for c in e.claims if not c.ours]
+    mine = [c for c in e.claims if c.ours]
+    if paper:
+        lines += _table("claim of the paper", verdicts)
+        lines += ["", "How each claim is read and tested:", ""]
+        lines += [_reading(claim, v) for claim, v in zip(paper, verdicts)]
+    else:
+        lines.append("The paper states no claim about this figure.")
+    if mine:
+        lines += ["", "Our own checks (not claims of the paper; judged and counted apart):", ""]
+        lines += _table("our check", checks)
+        lines += [""] + [_reading(claim, v) for claim, v in zip(mine, checks)]
     if below:
         lines += ["", f"This run is below the paper's size (T = {full_T:,}, {full_runs} runs, "
                       f"epsilon grid of {len(e.epsilons)}): a claim about long horizons may not show "
@@ -146,6 +148,34 @@ def page(e: Experiment, cells: Cells, verdicts: list[Verdict], size: str, settin
               f"Figure: {axes}, shaded 95% confidence bands of the mean over runs. "
               f"Numbers: `{e.name}.csv`."]
     return "\n".join(lines) + "\n"
+
+
+VERDICT_RULE = (
+    "Each claim quotes the paper and lists every reasonable reading of it (direction, quantity, "
+    "margin, horizon, unstated parameters); each reading is a stated test over the runs, and the "
+    "readings of this page are corrected together for multiplicity (Holm, family-wise level "
+    "{alpha:g}). A claim is `supported`, `contradicted` or `inconclusive at this size` only when "
+    "every reading says so, and `depends on reading` when they differ; `not testable` says why "
+    "(docs/findings.md lists the contradictions that survive every reading).")
+
+
+def _table(head: str, verdicts: list[Verdict]) -> list[str]:
+    rows = [f"| {head} | our verdict | evidence |", "|---|---|---|"]
+    for v in verdicts:
+        evidence = v.evidence if len(v.readings) <= 1 else v.evidence + " (each below)"
+        rows.append(f"| {_cell(v.text)} | **{v.verdict}** | {_cell(evidence)} |")
+    return rows
+
+
+def _reading(claim, v: Verdict) -> str:
+    said = f" The paper ({claim.where}): \"{claim.quote}\"" if claim.quote else ""
+    why = f" Why these readings: {claim.why}." if claim.why else ""
+    text = f"- *{_cell(v.text)}*.{said}{why}"
+    for r in v.readings:
+        test = f" Test: {r.test}." if r.test else ""
+        numbers = f" {r.evidence}." if len(v.readings) > 1 or r.verdict == "not testable" else ""
+        text += f"\n    - Reading: {_cell(r.reading)} — **{r.verdict}**.{numbers}{test}"
+    return text
 
 
 def _cell(text: str) -> str:

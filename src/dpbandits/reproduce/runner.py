@@ -41,6 +41,9 @@ class Reproduction:
     page: str
     paths: list[Path]
     claims: list[Verdict] = field(default_factory=list)
+    """The verdicts of the paper's claims."""
+    checks: list[Verdict] = field(default_factory=list)
+    """The verdicts of our own checks (bounds, baselines): not claims of the paper."""
     seconds: float = 0.0
     """Simulation time of the cells this experiment computed (cells reused or computed for an
     earlier experiment of the same call count zero)."""
@@ -214,16 +217,17 @@ def _conclude(e: Experiment, setting: str, data: dict, size: str, seed: int, fol
               seconds: float) -> Reproduction:
     epsilons = tuple(dict.fromkeys(eps for _, eps in data))
     cells = Cells(data, replace(e, epsilons=epsilons, setting=setting))
-    outcomes = []
-    for claim in e.claims:
-        outcomes.append((claim.text, claim.reading, claim.check(cells)))
-    verdicts = judge(outcomes)
+    def judged(claims) -> list[Verdict]:
+        return judge([(c.text, [(r.text, r.check(cells)) for r in c.readings]) for c in claims])
+
+    verdicts = judged([c for c in e.claims if not c.ours])
+    checks = [replace(v, ours=True) for v in judged([c for c in e.claims if c.ours])]
     below = size != "full" or epsilons != e.epsilons
-    text = page(e, cells, verdicts, size, setting, seed)
+    text = page(e, cells, verdicts, checks, size, setting, seed)
     paths = [write_csv(folder / f"{e.name}.csv", cells), plot(folder / f"{e.name}.png", cells)]
     write_atomically(folder / f"{e.name}.md", text)
     paths.append(folder / f"{e.name}.md")
-    return Reproduction(e.name, size, text, paths, verdicts, round(seconds, 1), below)
+    return Reproduction(e.name, size, text, paths, verdicts, checks, round(seconds, 1), below)
 
 
 def reproduce(name: str, out: str | Path, *, size: str = "default", seed: int = 0, workers: int = 1,
