@@ -41,6 +41,8 @@ huge = st.integers(min_value=10 ** 12, max_value=10 ** 400).map(str)
 bad_count = st.one_of(st.integers(max_value=0).map(str), st.just("1e3"), st.just("2.5"), huge, garbage)
 bad_size = st.one_of(st.integers(max_value=-1).map(str), st.just("1e3"), st.just("2.5"), huge, garbage)
 """Bad values of a size where 0 is meaningful (``--audit-samples 0`` skips the audit)."""
+few_samples = st.integers(min_value=1, max_value=limits.MIN_SAMPLES - 1).map(str)
+"""Audit samples below the fewest an audit takes (``--samples``, ``--audit-samples``)."""
 bad_epsilon = st.one_of(st.floats(max_value=0, allow_nan=False).map(repr),
                         st.floats(min_value=1e-300, max_value=9e-7).map(repr),
                         st.floats(min_value=1.0001e4, allow_infinity=False).map(repr), garbage)
@@ -64,7 +66,8 @@ COMMANDS = {
             COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--epsilon", bad_epsilon),
                       ("--scheduler", bad_address), ("--means", bad_mean)]),
     "audit": (["audit", "rnm-ftnl", "--samples", "200", "--horizon", "4", "--no-progress"],
-              COMMON + [("--samples", bad_count), ("--horizon", bad_count), ("--arms", bad_count),
+              COMMON + [("--samples", bad_count), ("--samples", few_samples),
+                        ("--horizon", bad_count), ("--arms", bad_count),
                         ("--epsilon", bad_epsilon), ("--alpha", bad_level),
                         ("--scheduler", bad_address)]),
     "bounds": (["bounds", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2"],
@@ -73,7 +76,8 @@ COMMANDS = {
     "validate": (["validate", "--command", "true", "--against", "ucb1", "--horizon", "20",
                   "--no-progress"],
                  COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--alpha", bad_level),
-                           ("--audit-samples", bad_size), ("--audit-horizon", bad_count),
+                           ("--audit-samples", bad_size), ("--audit-samples", few_samples),
+                           ("--audit-horizon", bad_count),
                            ("--timeout", bad_seconds)]),
     "list": (["list"], [("--epsilon", bad_epsilon)]),
     "report": (["report", "--budget", "tiny", "--part", "algorithms", "--no-progress"],
@@ -100,7 +104,6 @@ NOT_APPLICABLE = [
     (["audit", "rnm-ftnl", "--param", "K=3"], "'K'"),
     (["audit", "rnm-ftnl", "--against", "dp-se"], "--against"),
     (["audit", "--python", "x:y", "--against", "dp-se", "--claim-epsilon", "1"], "--claim-epsilon"),
-    (["audit", "--python", "x:y", "--claim-epsilon", "1", "--arms", "2", "--timeout", "5"], "--timeout"),
     (["audit", "--command", "true", "--arms", "2", "--claim-epsilon", "1", "--callable"], "--callable"),
     (["audit", "--python", "x:y", "--against", "ucb1"], "no privacy claim"),
     (["audit", "--python", "x:y", "--against", "omm"], "no privacy claim"),
@@ -111,7 +114,6 @@ NOT_APPLICABLE = [
     (["validate", "--python", "x:y", "--against", "omm", "--callable"], "--callable"),
     (["validate", "--command", "true", "--against", "ucb1", "--callable"], "--callable"),
     (["bounds", "ucb1", "--horizon", "20", "--epsilon", "1"], "--epsilon"),
-    (["validate", "--python", "x:y", "--against", "ucb1", "--timeout", "5"], "--timeout"),
     (["validate", "--command", "true", "--against", "ucb1", "--epsilon", "1"], "--epsilon"),
     (["reproduce", "tossou2016-fig2a", "--all"], "--all"),
     (["reproduce", "tossou2016-fig2a", "--movielens", "x"], "--movielens"),
@@ -285,6 +287,45 @@ def test_a_simulation_is_refused_exactly_when_it_exceeds_a_budget(runs, T, K):
 
 @pytest.mark.property
 @FAST
+@given(st.integers(1, 10 ** 9), st.integers(1, 10 ** 10), st.integers(2, 20_000))
+def test_an_audit_is_refused_exactly_when_it_exceeds_a_budget(samples, T, K):
+    too_big = (T > limits.MAX_HORIZON or K > limits.MAX_ARMS or samples > limits.MAX_SAMPLES
+               or 2 * samples * T > limits.AUDIT_WORK_BUDGET
+               or limits.audit_bytes(samples, T, K) > limits.MEMORY_BUDGET)
+    if too_big:
+        with pytest.raises(DPBanditsError, match="at most"):
+            limits.check_audit_size(samples, T, K)
+    else:
+        limits.check_audit_size(samples, T, K)
+
+
+@pytest.mark.property
+@FAST
+@given(st.integers(20, 10 ** 8), st.integers(1, 10 ** 10), st.integers(2, 20_000))
+def test_a_validation_is_refused_exactly_when_it_exceeds_a_budget(runs, T, K):
+    too_big = (T > limits.MAX_HORIZON or K > limits.MAX_ARMS or runs > limits.MAX_RUNS
+               or limits.simulation_bytes(runs, K) > limits.MEMORY_BUDGET
+               or runs * T * K > limits.WORK_BUDGET
+               or limits.validation_bytes(runs, T, K) > limits.MEMORY_BUDGET)
+    if too_big:
+        with pytest.raises(DPBanditsError, match="at most"):
+            limits.check_validation_size(runs, T, K, minimum=20)
+    else:
+        limits.check_validation_size(runs, T, K, minimum=20)
+
+
+@pytest.mark.property
+@FAST
+@given(st.one_of(st.integers(min_value=-10, max_value=1), st.integers(10_001, 10 ** 30)))
+def test_every_K_outside_2_to_max_arms_is_refused_by_make(K):
+    from dpbandits.reference import make
+
+    with pytest.raises(DPBanditsError, match="K must be an integer"):
+        make("ucb1", K, rng=0)
+
+
+@pytest.mark.property
+@FAST
 @given(st.floats(allow_nan=True, allow_infinity=True))
 def test_epsilon_outside_the_supported_range_is_refused_by_every_entry(epsilon):
     from dpbandits.reference import make
@@ -395,6 +436,15 @@ def test_a_misbehaving_program_is_one_clear_error_interactive(name):
     ["audit", "--command", "true", "--arms", "2", "--claim-epsilon", "1",
      "--samples", "100000000", "--horizon", "1000"],
     ["run", "ucb1", "--means", "0.5", "0.4", "--horizon", "1000", "--runs", "1000000000"],
+    ["audit", "dp-se", "--epsilon", "0.001"],
+    ["audit", "--command", "true", "--arms", "10000", "--claim-epsilon", "1", "--samples", "100",
+     "--horizon", "1000000"],
+    ["audit", "ucb1", "--samples", "100000000", "--horizon", "50"],
+    ["audit", "--all", "--epsilon", "0.000001"],
+    ["validate", "--command", "true", "--against", "dp-se", "--epsilon", "0.001"],
+    ["validate", "--command", "true", "--against", "ucb1", "--horizon", "100000", "--runs", "20",
+     "--means", *(["0.5"] * 9_999), "0.6"],
+    ["bounds", "ucb1", "--setting", "tossou2016-10arms", "--horizon", "1000000000", "--runs", "200"],
 ])
 def test_a_request_too_big_is_refused_under_a_memory_limit(argv, tmp_path):
     """Under a 2 GiB address-space limit the refusal comes before any allocation."""

@@ -171,7 +171,7 @@ def check_validation_size(runs: int, T: int, K: int, minimum: int = 1) -> None:
     fit = (MEMORY_BUDGET // 8 - T * K) // (4 * T + 2 * T * K)
     if fit < minimum:
         raise DPBanditsError(f"horizon x arms too large for a validation: T = {T} and K = {K} "
-                             f"leave room for {max(fit, 0)} runs within {MEMORY_BUDGET // 2 ** 30} "
+                             f"leave room for at most {max(fit, 0)} runs within {MEMORY_BUDGET // 2 ** 30} "
                              f"GiB, and a validation needs at least {minimum}")
     if runs > fit:
         raise DPBanditsError(f"runs must be at most {fit} for T = {T} and K = {K} (a validation's "
