@@ -165,3 +165,31 @@ def test_a_confidence_level_outside_the_unit_interval_is_an_error(level):
         result.final(level=level)
     with pytest.raises(DPBanditsError, match="level must be a confidence level"):
         result.confidence_band(level=level)
+
+
+@pytest.mark.exact
+def test_the_engine_runs_the_backend_handed_to_it_from_above(monkeypatch):
+    from dpbandits.reference import engine
+    from dpbandits.reference.registry import spec
+
+    table = np.full((6000, 2), 0.5)
+    monkeypatch.delitem(engine._BACKEND_LOADERS, "compiled")     # restored after the test
+    assert engine.choose_backend(spec("ucb1", 2), engine.as_source(table), 6000) == "reference"
+    with pytest.raises(DPBanditsError, match="no compiled backend is registered"):
+        engine.simulate(spec("ucb1", 2), table, 6000, backend="compiled")
+
+    class Fake:
+        calls = 0
+
+        def unsupported(self, policy, source):
+            return None
+
+        def run_block(self, policy, source, T, env_rng, checkpoints, record_actions, progress=None):
+            Fake.calls += 1
+            return engine._play(policy, source, T, env_rng, checkpoints, record_actions, progress)
+
+    engine.register_backend("compiled", Fake)
+    result = engine.simulate(spec("ucb1", 2), table, 6000, runs=2)      # auto: long enough
+    assert result.backend == "compiled" and Fake.calls == 1
+    with pytest.raises(DPBanditsError, match="registered backend"):
+        engine.register_backend("reference", Fake)
