@@ -73,6 +73,9 @@ OUTPUT_LINES = 12
 HEADER_BYTES = 65536
 """Longest reply header (JSON) the auditor reads; a message names the failing call."""
 
+BROKEN = 70
+"""Exit status of a host whose connection to the auditor the candidate closed or broke."""
+
 _LOADING = -1
 """Run index written to the progress word while the host loads and checks the candidate."""
 
@@ -92,7 +95,8 @@ class Hosts:
     """The host processes of one mechanism (started on first use, at most ``size``).
 
     The owner (the mechanism) provides, in the host: ``_serve(request) -> ndarray | None`` and
-    ``_progress``, the int64 array [run, step] it updates before each call into the candidate;
+    ``_progress``, the int64 pair [run, step] (a memoryview) it updates before each call into
+    the candidate;
     in the auditor: ``label``, ``K`` and ``_call_name(run, step)``.
     """
 
@@ -168,8 +172,8 @@ class _Host:
         self.timeout = timeout
         self.label = owner.label
         self._memory = mmap.mmap(-1, 16)
-        self.progress = np.frombuffer(self._memory, dtype=np.int64)
-        self.progress[:] = (_LOADING, 0)
+        self.progress = memoryview(self._memory).cast("q")
+        self.progress[0], self.progress[1] = _LOADING, 0
         self.connection, theirs = Pipe(duplex=True)
         output_read, output_write = os.pipe()
         pid = os.fork()
@@ -203,8 +207,8 @@ class _Host:
             ended = self._ended(wait=1.0)
             if isinstance(error, OSError) and ended is None:
                 self.stop()
-                raise self._failure(owner, f"sent a reply longer than the {limit} bytes "
-                                           f"expected; it was stopped") from None
+                raise self._forged(f"a message longer than the {limit} bytes a reply may "
+                                   f"take") from None
             raise self._failure(owner, (ended or "closed its connection to the auditor")
                                 + self._output_tail()) from None
         header, _, payload = data.partition(b"\n")
@@ -213,17 +217,14 @@ class _Host:
             ok = reply["ok"] is True
             text = "" if ok else str(reply["error"])
         except (ValueError, KeyError, TypeError):
-            self.stop()
-            raise self._failure(owner, "sent a reply the auditor cannot read; it was "
-                                       "stopped") from None
-        if not ok:
-            raise DPBanditsError(text[:4000])
+            raise self._forged("a message that is not a reply") from None
+        if not ok:      # one line, whatever the candidate's exception said
+            raise DPBanditsError(" | ".join(part.strip() for part in text[:4000].splitlines()))
         if shape is None:
             return None
         if reply.get("shape") != list(shape) or len(payload) != 4 * math.prod(shape):
-            self.stop()
-            raise self._failure(owner, f"sent actions of shape {reply.get('shape')} where "
-                                       f"{list(shape)} were expected; it was stopped")
+            raise self._forged(f"actions of shape {reply.get('shape')} where {list(shape)} "
+                               f"were expected")
         return np.frombuffer(payload, dtype=np.int32).reshape(shape).copy()
 
     def check(self, owner: Any) -> None:
@@ -240,6 +241,12 @@ class _Host:
             raise self._failure(owner, f"did not return within the time limit of "
                                        f"{self.timeout:g} s; it was stopped"
                                 + self._output_tail())
+
+    def _forged(self, what: str) -> DPBanditsError:
+        """The candidate wrote to the host's connection itself: no call can be named."""
+        self.stop()
+        return DPBanditsError(f"{self.label}: the candidate's process sent the auditor {what} "
+                              f"(it wrote to the connection itself); it was stopped")
 
     def _failure(self, owner: Any, what: str) -> DPBanditsError:
         run, step = (int(x) for x in self.progress)
@@ -266,15 +273,20 @@ class _Host:
             except ValueError:
                 name = f"signal {number}"
             return f"ended the candidate's process: it was killed by {name}"
-        return (f"ended the candidate's process (the exit status was "
-                f"{os.WEXITSTATUS(self.status)})")
+        code = os.WEXITSTATUS(self.status)
+        if code == BROKEN:
+            return ("closed or broke its process's connection to the auditor (the process then "
+                    "ended)")
+        return f"ended the candidate's process (the exit status was {code})"
 
     def _output_tail(self) -> str:
         self._drain.join(timeout=0.2)
-        lines = [line.decode("utf-8", "replace").rstrip() for line in list(self._tail)]
-        if not any(lines):
+        lines = [line.decode("utf-8", "replace").strip() for line in list(self._tail)]
+        lines = [line for line in lines if line]
+        if not lines:
             return "; it wrote nothing to its output"
-        return "; the end of its output:\n    " + "\n    ".join(lines)
+        shown = " | ".join(lines)
+        return f"; the end of its output: {shown[-600:]!r}"
 
     def stop(self) -> None:
         """Kill the host's process group (it may have started processes of its own)."""
@@ -318,7 +330,7 @@ def _keep_tail(fd: int, tail: collections.deque) -> None:
 
 # ---- the host side ------------------------------------------------------------------------------
 
-def _host_main(owner: Any, connection: Any, progress: np.ndarray, output: int) -> None:
+def _host_main(owner: Any, connection: Any, progress: memoryview, output: int) -> None:
     """The host's whole life: confine it, then serve requests until the auditor goes away."""
     status = 0
     try:
@@ -334,7 +346,7 @@ def _host_main(owner: Any, connection: Any, progress: np.ndarray, output: int) -
                 break
             connection.send_bytes(_reply(owner, request, progress))
     except BaseException:   # the candidate broke the host itself (closed its connection, ...)
-        status = 70
+        status = BROKEN
     finally:
         os._exit(status)
 
@@ -370,7 +382,7 @@ def _exit_with(parent: int) -> None:
     os._exit(0)
 
 
-def _reply(owner: Any, request: tuple, progress: np.ndarray) -> bytes:
+def _reply(owner: Any, request: tuple, progress: memoryview) -> bytes:
     """The encoded answer to one request: a JSON header line, then the raw int32 actions."""
     try:
         actions = owner._serve(request)
