@@ -16,8 +16,8 @@ from dpbandits.cli import main
 from dpbandits.reproduce import (EXPERIMENTS, VERDICTS, Cells, Experiment, Line, early_then_caught,
                                  flat_in_epsilon, gap_not_increasing, highest, judge, linear_shape,
                                  lower_on_average, lower_than, no_worse_than,
-                                 non_increasing_in_epsilon, reproduce, return_not_below,
-                                 within_factor)
+                                 non_increasing_in_epsilon, range_below, reproduce,
+                                 return_not_below, within_factor)
 
 
 @pytest.mark.smoke
@@ -162,6 +162,23 @@ def test_an_equivalence_claim_is_contradicted_by_being_much_better():
     rng = np.random.default_rng(RNG_SEED)
     cells = _cells({("a", 1.0): _curve(rng, 2), ("b", 1.0): _curve(rng, 10)})
     assert _verdict(within_factor("a", "b", 2.0), cells) == "contradicted"
+
+
+@pytest.mark.exact
+def test_a_range_claim_needs_the_papers_runs_to_support_and_more_than_one_run_to_contradict():
+    """Ranges are decided exactly on the observed runs (seeded draws of 200 runs): a spread well
+    inside the limit supports; a wide spread contradicts; one outlying run alone, or too few runs
+    for the paper's count, leaves it inconclusive."""
+    rng = np.random.default_rng(RNG_SEED)
+    narrow, wide = _curve(rng, 10, sd=1), _curve(rng, 10, sd=20)
+    outlier = narrow.copy()
+    outlier[0] += 1000
+    check = range_below(("a",), 20.0, runs=100)
+    assert _verdict(check, _cells({("a", 1.0): narrow})) == "supported"
+    assert _verdict(check, _cells({("a", 1.0): wide})) == "contradicted"
+    assert _verdict(check, _cells({("a", 1.0): outlier})) == "inconclusive at this size"
+    assert _verdict(range_below(("a",), 20.0, runs=300), _cells({("a", 1.0): narrow})) == \
+        "inconclusive at this size"
 
 
 def _outcome(p_support: float, p_contradict: float):
