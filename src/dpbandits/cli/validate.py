@@ -82,22 +82,12 @@ def run(args: argparse.Namespace) -> int:
         raise DPBanditsError("--callable goes with --python, not --command")
     params = next(iter(parse_params(args.param, [against]).values()))
     request = check_request(against, epsilon=args.epsilon, variant=args.variant, params=params,
-                            setting=args.setting, means=_means(args.means), horizon=args.horizon,
+                            setting=args.setting, means=args.means, horizon=args.horizon,
                             runs=args.runs, seed=args.seed, alpha=args.alpha,
                             audit_samples=args.audit_samples, audit_horizon=args.audit_horizon,
                             backend=args.backend)
     out = check_out(args.out)
     return _run(args, request, out)
-
-
-def _means(means: list[float] | None) -> list[float] | None:
-    """``--means``, checked where the library checks means (its error names ``--means``)."""
-    if means is None:
-        return None
-    from ..errors import check_means
-
-    check_means(means, "--means")
-    return means
 
 
 def _run(args: argparse.Namespace, request, out) -> int:
