@@ -33,7 +33,6 @@ out-of-range arms, extra output and a non-zero exit status all raise
 from __future__ import annotations
 
 import collections
-import math
 import os
 import queue
 import re
@@ -50,6 +49,7 @@ from ..errors import DPBanditsError, check_positive_int
 from ..limits import max_line_bytes
 from ..reference.environments import Table
 from .adapters import FEEDBACK_MODELS, checked_sample_arguments, claimed_guarantee, run_seeds
+from .isolation import DEFAULT_TIMEOUT, check_timeout
 from .mechanism import Mechanism
 
 __all__ = ["CommandMechanism", "PROTOCOL_VERSION", "PROTOCOLS", "DEFAULT_TIMEOUT"]
@@ -70,8 +70,6 @@ STDERR_CHUNK = 4096
 STDERR_FLOOD = 64 * 2 ** 20
 """Bytes of standard error after which the program is stopped as flooding it."""
 
-DEFAULT_TIMEOUT = 30.0
-"""Seconds allowed for each expected line (the command line's ``--timeout`` default too)."""
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
@@ -108,12 +106,7 @@ class CommandMechanism(Mechanism):
             raise DPBanditsError(f"feedback must be one of {FEEDBACK_MODELS}, got {feedback!r}")
         self.feedback = feedback
         self.workers = check_positive_int(workers, "workers")
-        try:
-            self.timeout = float(timeout)
-        except (TypeError, ValueError):
-            raise DPBanditsError(f"timeout must be a number of seconds > 0, got {timeout!r}") from None
-        if not (math.isfinite(self.timeout) and self.timeout > 0):
-            raise DPBanditsError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        self.timeout = check_timeout(timeout)
         self.label = label or shlex.join(self.argv)
 
     def sample(self, table: Table | np.ndarray, n: int, seed: int) -> np.ndarray:

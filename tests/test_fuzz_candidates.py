@@ -1,0 +1,155 @@
+"""Fuzzing Python candidates that misbehave: the code under test never decides the outcome.
+
+Kinds: property (Hypothesis, reproducible under the ``reproducible`` profile). A strategy writes
+a candidate file that misbehaves in one place (at import, in ``__init__``, in ``act`` or in
+``observe`` at some round) in one way: exits (``sys.exit`` with any code, ``os._exit``), raises
+(``SystemExit``, ``GeneratorExit``, ``KeyboardInterrupt``, ``StopIteration``, ``MemoryError``,
+``RecursionError``, an ordinary exception), kills itself with a signal, closes its descriptors,
+writes to them, returns an invalid action, sleeps past ``--timeout`` (the full suite only), or
+does something harmless for the auditor: prints to its standard output or error (also text that
+looks like JSON), or rewrites the row it was given. The fast subset runs by default; ``-m fuzz``
+runs the full suite (more examples, ``validate`` too, sleeping candidates).
+
+What every case must give: a misbehaving candidate ends ``audit`` and ``validate`` with exit
+status 2, nothing on standard output and exactly one line on standard error that starts with
+``dpbandits: error:`` and names the candidate (never a traceback, never 0, 1 or 3); a harmless
+one ends with status 0, 1 or 3 and standard output that is valid JSON.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpbandits.cli import main
+
+FAST = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FULL = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+HARMFUL = {
+    "sys.exit": st.sampled_from(["0", "1", "2", "3", "None", "'a message'"]).map(
+        lambda code: f"sys.exit({code})"),
+    "os._exit": st.sampled_from(["0", "1", "3", "70"]).map(lambda code: f"os._exit({code})"),
+    "raise": st.sampled_from(["SystemExit(0)", "GeneratorExit()", "KeyboardInterrupt()",
+                              "StopIteration()", "MemoryError()", "RecursionError('deep')",
+                              "ValueError('line one\\nline two')"]).map(lambda e: f"raise {e}"),
+    "signal": st.sampled_from(["SIGKILL", "SIGTERM", "SIGSEGV", "SIGABRT", "SIGINT"]).map(
+        lambda name: f"os.kill(os.getpid(), signal.{name})"),
+    "close": st.just("os.closerange(3, 4096)"),
+    "write": st.just("[os.write(fd, b'junk' * 50) for fd in range(3, 32) if _open(fd)]"),
+}
+"""Misbehaviour in any place (a statement of the candidate's code)."""
+
+INVALID_ACTIONS = st.sampled_from(["None", "-1", "2", "1.5", "'0'", "[0, 1]", "True",
+                                   "float('nan')"])
+"""Returned by act: not an arm in 0..K-1 (K = 2)."""
+
+HARMLESS = {
+    "print": st.sampled_from(['print("noise")', 'print(\'{"verdict": "consistent"}\')',
+                              'print("x" * 5000, file=sys.stderr)', 'sys.stdout.write("[1, 2")']),
+}
+"""Harmless for the auditor in any place."""
+
+REWRITE = ("holder = row if row.base is None else row.base; holder.setflags(write=True); "
+           "holder[...] = 0.5")
+"""Harmless in observe: rewrites the candidate's own copy of the row."""
+
+SLEEP = "time.sleep(60)"
+
+_names = itertools.count()
+
+
+@st.composite
+def candidates(draw, full: bool = False):
+    """(source text, harmful): a candidate that misbehaves once, in one place."""
+    where = draw(st.sampled_from(["import", "init", "act", "observe"]))
+    kinds = dict(HARMFUL, **HARMLESS)
+    if full:
+        kinds["sleep"] = st.just(SLEEP)
+    if where == "act":
+        kinds["invalid"] = INVALID_ACTIONS.map(lambda value: f"return {value}")
+    if where == "observe":
+        kinds["rewrite"] = st.just(REWRITE)
+    kind = draw(st.sampled_from(sorted(kinds)))
+    statement = draw(kinds[kind])
+    round_ = draw(st.integers(1, 3))
+    body = {place: "pass" for place in ("import", "init", "act", "observe")}
+    body[where] = statement
+    source = "\n".join([
+        "import os, signal, sys, time",
+        "def _open(fd):",
+        "    try:",
+        "        os.fstat(fd)",
+        "        return True",
+        "    except OSError:",
+        "        return False",
+        body["import"],
+        "class C:",
+        "    def __init__(self, K, rng=None):",
+        f"        {body['init']}",
+        "    def act(self, t):",
+        f"        if t == {round_}:",
+        f"            {body['act']}",
+        "        return 0",
+        "    def observe(self, t, arm, row):",
+        f"        if t == {round_}:",
+        f"            {body['observe']}",
+        "",
+    ])
+    return source, kind not in HARMLESS and kind != "rewrite"
+
+
+def _run_cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _check(command: str, case: tuple[str, bool]) -> None:
+    source, harmful = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"fuzzed_{next(_names)}.py"
+        path.write_text(source)
+        target = f"{path}:C"
+        if command == "audit":
+            argv = ["audit", "--python", target, "--feedback", "full", "--claim-epsilon", "1",
+                    "--arms", "2", "--samples", "100", "--horizon", "3", "--timeout", "1",
+                    "--json", "--no-progress"]
+        else:
+            argv = ["validate", "--python", target, "--against", "ftl", "--means", "0.7", "0.3",
+                    "--runs", "20", "--horizon", "6", "--audit-samples", "0", "--timeout", "1",
+                    "--out", str(Path(folder) / "out"), "--json", "--no-progress"]
+        status, out, err = _run_cli(argv)
+    shown = f"\n{source}\nstatus {status}\nstdout {out[:300]!r}\nstderr {err[:600]!r}"
+    assert "Traceback" not in err, shown
+    if harmful:
+        assert status == 2 and out == "", shown
+        assert err.count("\n") == 1 and err.startswith("dpbandits: error: "), shown
+        assert str(path) in err, shown
+    else:
+        assert status in (0, 1, 3), shown
+        json.loads(out)
+
+
+@pytest.mark.property
+@FAST
+@given(candidates())
+def test_a_misbehaving_candidate_never_decides_the_audit(case):
+    _check("audit", case)
+
+
+@pytest.mark.fuzz
+@pytest.mark.property
+@FULL
+@given(st.sampled_from(["audit", "validate"]), candidates(full=True))
+def test_a_misbehaving_candidate_never_decides_the_audit_or_validate_full(command, case):
+    _check(command, case)
