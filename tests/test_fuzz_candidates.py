@@ -122,11 +122,11 @@ def _check(command: str, case: tuple[str, bool]) -> None:
         target = f"{path}:C"
         if command == "audit":
             argv = ["audit", "--python", target, "--feedback", "full", "--claim-epsilon", "1",
-                    "--arms", "2", "--samples", "100", "--horizon", "3", "--timeout", "1",
+                    "--arms", "2", "--samples", "100", "--horizon", "3", "--timeout", "3",
                     "--json", "--no-progress"]
         else:
             argv = ["validate", "--python", target, "--against", "ftl", "--means", "0.7", "0.3",
-                    "--runs", "20", "--horizon", "6", "--audit-samples", "0", "--timeout", "1",
+                    "--runs", "20", "--horizon", "6", "--audit-samples", "0", "--timeout", "3",
                     "--out", str(Path(folder) / "out"), "--json", "--no-progress"]
         status, out, err = _run_cli(argv)
     shown = f"\n{source}\nstatus {status}\nstdout {out[:300]!r}\nstderr {err[:600]!r}"

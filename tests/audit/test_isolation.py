@@ -343,14 +343,14 @@ def test_a_sleeping_candidate_stops_at_the_timeout_with_status_2(capsys, hostile
     import re
 
     status, out, err = _cli(capsys, ["audit", "--python", str(hostile / target), *AUDIT,
-                                     "--timeout", "1"])
+                                     "--timeout", "2"])
     assert status == 2 and out == "" and err.count("\n") == 1, (status, out, err)
-    assert re.search(call + r" did not return within the time limit of 1 s; it was stopped", err)
+    assert re.search(call + r" did not return within the time limit of 2 s; it was stopped", err)
 
 
 @pytest.mark.smoke
 def test_the_time_limit_applies_to_each_call_not_to_the_whole_sample(hostile):
-    # Thirty runs of four rounds at 0.05 s per round take longer than the 1-second limit in all;
+    # Sixty runs of four rounds at 0.01 s per round take longer than the 2-second limit in all;
     # no single call does.
     class Slow:
         def __init__(self, rng):
@@ -363,8 +363,8 @@ def test_the_time_limit_applies_to_each_call_not_to_the_whole_sample(hostile):
 
         def observe(self, t, arm, reward):
             pass
-    actions = PolicyMechanism(Slow, 2, None, timeout=1).sample(Table(np.full((4, 2), 0.5)), 30, 0)
-    assert actions.shape == (30, 4) and (actions == 0).all()
+    actions = PolicyMechanism(Slow, 2, None, timeout=2).sample(Table(np.full((4, 2), 0.5)), 60, 0)
+    assert actions.shape == (60, 4) and (actions == 0).all()
 
 
 # ---- output ---------------------------------------------------------------------------------------

@@ -236,7 +236,8 @@ class _Host:
         seen = tuple(self.progress)
         if seen != self._seen:
             self._seen, self._since = seen, now
-        elif now - self._since > self.timeout:
+        elif now - self._since > self.timeout and not self.connection.poll():
+            # (poll: the reply may have come while this process itself was not running)
             self.stop()
             raise self._failure(owner, f"did not return within the time limit of "
                                        f"{self.timeout:g} s; it was stopped"
