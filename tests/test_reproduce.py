@@ -17,7 +17,7 @@ from dpbandits.reproduce import (EXPERIMENTS, VERDICTS, Cells, Experiment, Line,
                                  flat_in_epsilon, gap_not_increasing, highest, judge, linear_shape,
                                  lower_on_average, lower_than, no_worse_than,
                                  non_increasing_in_epsilon, range_below, reproduce,
-                                 return_not_below, within_factor)
+                                 return_approaches_optimal, return_not_below, within_factor)
 
 
 @pytest.mark.smoke
@@ -117,6 +117,26 @@ CASES = {
                          lambda r: {("a", 1.0): _curve(r, 15), ("b", 1.0): _curve(r, 10)},
                          lambda r: {("a", 1.0): _curve(r, 12), ("b", 1.0): _curve(r, 10)},
                          lambda r: {("a", 1.0): _curve(r, 30), ("b", 1.0): _curve(r, 10)}),
+    "trend_in_epsilon": (non_increasing_in_epsilon("a", steps=False),
+                         lambda r: {("a", e): _curve(r, 10) for e in (0.5, 1.0, 2.0)},
+                         lambda r: {("a", e): _curve(r, 10 / e) for e in (0.5, 1.0, 2.0)},
+                         lambda r: {("a", e): _curve(r, 10 * e) for e in (0.5, 1.0, 2.0)}),
+    "early_then_caught_growth": (early_then_caught("a", "b", 0.1, catch="growth"),
+                                 lambda r: {("a", 1.0): _curve(r, 10), ("b", 1.0): _curve(r, 10)},
+                                 lambda r: {("a", 1.0): _curve(r, 10, sd=0.2, shape=lambda t: t / 100),
+                                            ("b", 1.0): _curve(r, 10, sd=0.2, shape=lambda t: 0.5 + t / 200)},
+                                 lambda r: {("a", 1.0): _curve(r, 10, sd=0.2, shape=lambda t: 0.5 + t / 200),
+                                            ("b", 1.0): _curve(r, 10, sd=0.2, shape=lambda t: t / 100)}),
+    # T = 100, f* = 1: within 10% of f* is a final regret below 10
+    "return_near_optimal": (return_approaches_optimal("a", 0.10),
+                            lambda r: {("a", 1.0): _curve(r, 10)},
+                            lambda r: {("a", 1.0): _curve(r, 5)},
+                            lambda r: {("a", 1.0): _curve(r, 20)}),
+    # still rising: regret concave in t (the per-round regret falls), linear (flat), convex (rises)
+    "return_still_rising": (return_approaches_optimal("a"),
+                            lambda r: {("a", 1.0): _curve(r, 10)},
+                            lambda r: {("a", 1.0): _curve(r, 10, shape=lambda t: np.sqrt(t / 100))},
+                            lambda r: {("a", 1.0): _curve(r, 10, shape=lambda t: (t / 100) ** 2)}),
     "lower_on_average": (lower_on_average("a", "b"),
                          lambda r: {(l, e): _curve(r, 10) for l in "ab" for e in (0.5, 1.0)},
                          lambda r: {**{("a", e): _curve(r, 10) for e in (0.5, 1.0)},

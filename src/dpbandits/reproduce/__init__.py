@@ -29,7 +29,8 @@ from __future__ import annotations
 from .checks import (below_bound, both, early_then_caught, flat_in_epsilon, gap_not_increasing,
                      highest, linear_shape, lower_on_average, lower_than, no_worse_than,
                      non_increasing_in_epsilon, not_testable, on_real_data, range_below,
-                     return_not_below, return_ordered_in_epsilon, within_factor)
+                     return_approaches_optimal, return_not_below, return_ordered_in_epsilon,
+                     within_factor)
 from .claims import VERDICTS, Cells, Outcome, Verdict, judge
 from .experiment import SIZES, Claim, Experiment, Line, Reading
 from .experiments import EXPERIMENTS, get_experiment
