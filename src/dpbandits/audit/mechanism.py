@@ -143,9 +143,9 @@ class RegistryMechanism(Mechanism):
             futures = self.client.map(_sample_job, jobs, pure=False, retries=2)
             return self.client.gather(futures)
         if self.workers > 1 and len(jobs) > 1:
-            from concurrent.futures import ProcessPoolExecutor
+            from ..pools import process_pool
 
-            with ProcessPoolExecutor(max_workers=min(self.workers, len(jobs))) as pool:
+            with process_pool(min(self.workers, len(jobs))) as pool:
                 return list(pool.map(_sample_job, jobs))
         return [_sample_job(job) for job in jobs]
 

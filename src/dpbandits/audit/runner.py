@@ -225,18 +225,15 @@ def _audits_side_by_side(todo: list[tuple[int, dict, dict]], workers: int, clien
             i, key = futures[future]
             yield i, key, future.result()
         return
-    from concurrent.futures import ProcessPoolExecutor, as_completed as completed
+    from concurrent.futures import as_completed as completed
 
-    with ProcessPoolExecutor(max_workers=min(workers, len(order))) as pool:
+    from ..pools import process_pool
+
+    with process_pool(min(workers, len(order))) as pool:
         futures = {pool.submit(_audit_job, arguments): (i, key) for i, key, arguments in order}
-        try:
-            for future in completed(futures):
-                i, key = futures[future]
-                yield i, key, future.result()
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+        for future in completed(futures):
+            i, key = futures[future]
+            yield i, key, future.result()
 
 
 def _cached(folder: Path | None, stem: str, key: dict) -> AuditResult | None:

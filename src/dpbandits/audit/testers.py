@@ -33,6 +33,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import DPBanditsError
+from ..pools import stop_pool
 from .confidence import epsilon_estimate, epsilon_lower_bound, hoeffding_lower_bound
 from .mechanism import Mechanism
 from .pairs import Pair
@@ -329,9 +330,12 @@ class _Workers:
     def __enter__(self) -> "_Workers":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, *exc) -> None:
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            if kind is None:
+                self._pool.shutdown(cancel_futures=True)
+            else:                     # an interrupt or an error: end the workers now
+                stop_pool(self._pool)
 
     def map(self, function: Callable, jobs: list[tuple]) -> list:
         if self.copy is None or len(jobs) < 2:

@@ -38,13 +38,13 @@ for it (``import dpbandits`` does so for every caller).
 from __future__ import annotations
 
 import math
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from ..errors import DPBanditsError, check_positive_int
+from ..pools import process_pool
 from .environments import Bernoulli, BetaArms, Deterministic, RewardSource, Table, as_source
 from .policy import Policy, PolicyBase
 
@@ -197,7 +197,7 @@ def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T:
     elif workers == 1 or len(jobs) == 1:
         parts = [_run_block(*job, progress=progress) for job in jobs]
     else:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+        with process_pool(min(workers, len(jobs))) as pool:
             futures = [pool.submit(_run_block, *job) for job in jobs]
             parts = []
             for future, size in zip(futures, sizes):
