@@ -232,7 +232,7 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
 
     The arguments are trusted: the entry points (``dpbandits audit --against``,
     ``dpbandits validate``, :func:`dpbandits.testing.assert_private`) check them once, before any
-    work, with :func:`dpbandits.limits.check_audit_request`.
+    work (sizes with :func:`dpbandits.limits.check_audit_size` at :func:`planned_horizon`).
     """
     from .design import DESIGNED_ARMS, designed_horizon, designed_pairs
     from .mechanism import RegistryMechanism

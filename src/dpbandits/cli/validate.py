@@ -10,7 +10,6 @@ import argparse
 import sys
 
 from .. import limits
-from ..audit.external import DEFAULT_TIMEOUT
 from ..errors import DPBanditsError
 from ..validate.defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
 from .options import (add_backend, add_candidate_options, add_json, add_out, add_progress,
