@@ -137,7 +137,7 @@ def _load_file(path: Path):
     if spec is None or spec.loader is None:
         raise DPBanditsError(f"cannot load {str(path)!r} as a Python module")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module        # so that its classes can be pickled for worker processes
+    sys.modules[name] = module        # so that its classes can be pickled
     sys.path.insert(0, str(path.resolve().parent))
     try:
         spec.loader.exec_module(module)
@@ -242,16 +242,16 @@ class _Candidate:
     epsilon: float | None
     params: dict[str, Any]
     label: str
-    _progress: np.ndarray
+    _progress: memoryview
 
     def _prepare(self) -> Callable[[Problem, np.random.Generator], Any]:
         factory = self.__dict__.get("_factory")
         if factory is None:
             where = tuple(self._progress)
-            self._progress[:] = (LOADING, 0)
+            self._progress[0], self._progress[1] = LOADING, 0
             obj = resolve(str(self.obj)) if isinstance(self.obj, (str, os.PathLike)) else self.obj
             factory = self.__dict__["_factory"] = builder(obj, self.label)
-            self._progress[:] = where
+            self._progress[0], self._progress[1] = where
         return factory
 
     def _check_here(self) -> None:
@@ -436,7 +436,7 @@ def check_protocol(mechanism: CandidateMechanism | SemiCandidateMechanism) -> No
 def _check_policy(mechanism: Any) -> None:
     """:func:`check_protocol`, where the candidate runs (its host process)."""
     mechanism._prepare()
-    mechanism._progress[:] = (LOADING, 1)
+    mechanism._progress[0], mechanism._progress[1] = LOADING, 1
     try:
         policy = mechanism._build(2, np.random.default_rng(0))
     except DPBanditsError:
@@ -444,7 +444,7 @@ def _check_policy(mechanism: Any) -> None:
     except Exception as error:
         raise DPBanditsError(f"{mechanism.label}: building the candidate raised "
                              f"{type(error).__name__}: {error}") from error
-    mechanism._progress[:] = (LOADING, 2)
+    mechanism._progress[0], mechanism._progress[1] = LOADING, 2
     needs = ("act(t) -> basis and observe(t, arms, rewards)" if mechanism.feedback == "semi"
              else "act(t) -> arm and observe(t, arm, feedback)")
     for method in ("act", "observe"):

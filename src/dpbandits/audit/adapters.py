@@ -121,7 +121,7 @@ class _PythonMechanism(Mechanism):
         self._start_hosts()
 
     def _start_hosts(self) -> None:
-        self._progress = np.zeros(2, dtype=np.int64)   # [run, step]; a host's is shared memory
+        self._progress = memoryview(bytearray(16)).cast("q")   # [run, step]; a host's is shared
         self._hosts: Hosts | None = Hosts(self.workers, self.timeout)
         weakref.finalize(self, self._hosts.close)
 
@@ -184,7 +184,7 @@ class _PythonMechanism(Mechanism):
 
     def _check_here(self) -> None:
         """Load and check the user code (nothing to do for an object given already)."""
-        self._progress[:] = (LOADING, 0)
+        self._progress[0], self._progress[1] = LOADING, 0
 
     def _rows(self, table: Table) -> np.ndarray:
         """The read-only rows every run reads: the table's rounds 1..T."""
@@ -198,7 +198,7 @@ class _PythonMechanism(Mechanism):
                    seeds: list[np.random.SeedSequence]) -> np.ndarray:
         actions = np.empty((len(seeds),) + self._run_shape(X), dtype=np.int32)
         for offset, run_seed in enumerate(seeds):
-            self._progress[:] = (start + offset, 0)
+            self._progress[0], self._progress[1] = start + offset, 0
             actions[offset] = self._run(X, np.random.default_rng(run_seed), start + offset)
         return actions
 
@@ -235,8 +235,9 @@ class PolicyMechanism(_PythonMechanism):
     ``K``: arms. ``claim_epsilon``: the epsilon the code claims (epsilon-DP of the action sequence
     under whole-row neighbours), or None for a non-private policy. ``feedback``: ``bandit`` (the
     policy observes the pulled arm's reward, a float) or ``full`` (the whole row, a read-only (K,)
-    array). ``workers > 1`` runs chunks of runs in that many processes (the factory must then be
-    picklable); the result is identical.
+    array). ``workers``: host processes that run blocks of runs side by side (forked, so the
+    factory need not be picklable); the result is identical. ``timeout``: seconds for each call
+    into the policy (building it, each ``act`` and ``observe``). ``isolated``: module docstring.
     """
 
     def __init__(self, factory: Callable[[np.random.Generator], Any], K: int,
