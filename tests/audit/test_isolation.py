@@ -296,13 +296,13 @@ def test_a_misbehaving_candidate_is_one_line_and_status_2_on_audit(capsys, hosti
 
 @pytest.mark.exact
 @pytest.mark.parametrize("name", ["Exits", "HardExit", "ExitsInInit", "RaisingGetattr",
-                                  "RaisesGeneratorExit"])
+                                  "RaisesGeneratorExit", "Sleeps"])
 def test_a_misbehaving_candidate_is_one_line_and_status_2_on_validate(capsys, hostile, tmp_path,
                                                                       name):
     status, out, err = _cli(capsys, ["validate", "--python", f"{hostile / 'hostile.py'}:{name}",
                                      "--against", "ucb1", "--runs", "20", "--horizon", "10",
                                      "--audit-samples", "0", "--out", str(tmp_path / "out"),
-                                     "--json", "--no-progress"])
+                                     "--timeout", "2", "--json", "--no-progress"])
     assert status == 2 and out == "", (status, out, err)
     assert err.count("\n") == 1 and err.startswith("dpbandits: error: ") and "Traceback" not in err
 
