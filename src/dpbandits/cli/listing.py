@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..accountant import TRACE_K, TRACE_T, traced_upper
+from ..accountant import PROOF_K, PROOF_T, TRACE_K, TRACE_T, TRACE_SETTINGS, traced_upper
 from ..reference import algorithms, make
 from .options import OK, add_json, epsilon
 
@@ -28,8 +28,9 @@ def run(args: argparse.Namespace) -> int:
         return OK
     print(f"Privacy claims evaluated at epsilon = {args.epsilon:g}; [row] = one reward vector "
           "replaced.\nparam NAME: default; domain (set one with --param ALGO:NAME=VALUE).\n"
-          "traced: the accountant's upper bound on epsilon from the reference's own noise draws "
-          "(docs/accountant.md); audit lower bounds: `dpbandits audit`.\n")
+          "traced: the accountant's upper bound on epsilon from the reference's own noise draws, "
+          "with its status (a proof where every action sequence was enumerated, else an estimate) "
+          "and scope (docs/accountant.md); audit lower bounds: `dpbandits audit`.\n")
     for info in infos:
         horizon = ", needs T" if info.needs_horizon else ""
         print(f"{info.name}  ({info.title}; {info.feedback}{horizon})")
@@ -49,13 +50,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _traced(name: str, variant: str, epsilon: float) -> dict:
-    """The accountant's bound for one variant at the default trace setting, and its verdict."""
-    bound = traced_upper(name, epsilon=epsilon, variant=variant)
-    claimed = make(name, TRACE_K, epsilon=epsilon, rng=0, variant=variant, T=TRACE_T).claim.claimed
-    holds = claimed is not None and bound.epsilon <= claimed.epsilon * (1 + 1e-9)
-    verdict = "claim holds by the accountant" if holds else "claim not supported by the accountant"
+    """The accountant's bound for one variant, and its verdict: a proof at K = PROOF_K,
+    T = PROOF_T where every action sequence could be enumerated there, else the estimate at the
+    default (or declared) trace setting."""
+    bound = None
+    if name not in TRACE_SETTINGS:
+        bound = traced_upper(name, epsilon=epsilon, variant=variant, K=PROOF_K, T=PROOF_T)
+    if bound is None or not bound.proof:
+        bound = traced_upper(name, epsilon=epsilon, variant=variant, enumerate=False)
+    claimed = make(name, bound.K, epsilon=epsilon, rng=0, variant=variant, T=bound.T).claim.claimed
+    below = claimed is not None and bound.epsilon <= claimed.epsilon * (1 + 1e-9)
+    if below:
+        verdict = ("claim holds by the accountant" if bound.proof
+                   else "claim consistent with the accountant")
+    else:
+        verdict = "claim not supported by the accountant"
     text = f"traced: eps <= {bound.epsilon:.4g}"
     if bound.delta:
         text += f" at delta = {bound.delta:.3g}"
     return {"epsilon": bound.epsilon, "delta": bound.delta, "verdict": verdict,
-            "assumption": bound.assumption, "text": f"{text}; {verdict}"}
+            "status": bound.status, "scope": bound.scope, "K": bound.K, "T": bound.T,
+            "schedule": bound.schedule, "assumption": bound.assumption,
+            "text": f"{text}; {verdict} ({bound.status}: {bound.scope})"}

@@ -17,10 +17,22 @@ numbers, and :func:`release` gives every run run 0's noisy value: this is the co
 privacy proofs (each run's noise is shifted by the difference of its statistic), so every run
 takes run 0's actions. A release records, for each value it draws, the distribution, the scale,
 and the change of the perturbed statistic in each probe run divided by ``h``: the statistic's
-coefficient on each cell of the reward table, from which its sensitivity to each row follows. A
-noise array released twice, a release whose noise is not a fresh draw, a published value or an
-action that differs across runs, or a random draw whose parameters differ across runs, are
-recorded as leaks of the probed cells (no noise stands between them and the output).
+coefficient on each cell of the reward table, from which its sensitivity to each row follows.
+
+Draws are matched by value, not by object: every draw's values are recorded when drawn, and a
+release's noise is fresh only when each of its values is an unused drawn value, or when the whole
+noise is one draw multiplied by a positive constant common to every run (``Lap(1) / eps`` is
+``Lap(1 / eps)``: division by a public constant is the one scale-changing map recognised; the
+scale is rescaled with it). Noise changed after it was drawn in any other way (zeroed, shifted,
+scaled per value, used twice) is not fresh. An argmax release (``kind="argmax"``) hands back an
+:class:`ArgmaxOnly` array: its argmax is free, and any other read of its noisy values marks the
+release as a release of those values. :func:`decision` is where a policy's decision rule (the
+index of an argmax) is checked across the runs: an index that differs between runs depends on
+data no release covers. A noise value that differs across runs, a published value, a decision or
+an action that differs across runs, or a random draw whose parameters differ across runs, are
+recorded as leaks of the probed cells (no noise stands between them and the output); runs that
+ask for draws of different sizes raise :class:`DivergedRuns`, which the accountant records as a
+finding (every probed cell leaks), never as a crash.
 
 :class:`ScriptedNoise` is a Generator whose Laplace draws are zero (or a script) and recorded,
 for deterministic tests; a policy built on it is not private.
@@ -35,8 +47,8 @@ from typing import Iterable, Iterator
 import numpy as np
 
 __all__ = ["ScriptedNoise", "laplace", "exponential", "gumbel", "draw", "release", "publish",
-           "resample", "FAMILIES", "Release", "Tracer", "LockstepGenerator", "tracing",
-           "active_tracer"]
+           "resample", "decision", "FAMILIES", "Release", "Tracer", "LockstepGenerator", "tracing",
+           "active_tracer", "ArgmaxOnly", "DivergedRuns"]
 
 FAMILIES = ("laplace", "exponential", "gumbel")
 """The noise distributions of the reference: Lap(scale), Exp(scale) (mean scale), Gumbel(scale)."""
@@ -92,6 +104,14 @@ def publish(value):
     return value
 
 
+def decision(index):
+    """The input of a decision rule (the index an argmax reads): checked across the lockstep runs
+    in tracing mode, where it must not depend on data that no release covers."""
+    if _TRACER is not None:
+        _TRACER.decided(index)
+    return index
+
+
 def resample(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     """Bernoulli resampling of rewards x in [0, 1]: 1{U >= 1 - x} with U uniform (one per cell).
 
@@ -124,12 +144,18 @@ def tracing(tracer: "Tracer") -> Iterator["Tracer"]:
         _TRACER = None
 
 
+class DivergedRuns(RuntimeError):
+    """The lockstep runs of a trace asked for draws of different sizes: their control flow
+    diverged on data that no release covers."""
+
+
 @dataclass
 class Release:
     """One release: ``m`` values, each a statistic plus one fresh draw (or a leak).
 
     ``coefficients[i]`` maps a probed cell (round, arm) to the statistic's change per unit change
-    of that cell; ``kind`` is ``"value"`` or ``"argmax"``.
+    of that cell; ``kind`` is ``"value"`` or ``"argmax"``; ``values_read`` says that an argmax
+    release's noisy values were read beyond their argmax (so they count as released).
     """
 
     family: str
@@ -138,6 +164,7 @@ class Release:
     coefficients: list[dict[tuple[int, int], float]]
     fresh: bool = True
     step: int = 0
+    values_read: bool = False
 
     def rows(self) -> set[int]:
         return {cell[0] for c in self.coefficients for cell in c}
@@ -148,10 +175,87 @@ class Release:
         return np.array([sum(abs(v) for cell, v in c.items() if cell[0] == row)
                          for c in self.coefficients])
 
+    def signature(self) -> tuple:
+        """What the release schedule is made of: round, kind, family, scales and the cells of
+        every value (with their coefficients), for comparing schedules across traces."""
+        cells = tuple(tuple(sorted((cell, round(v, 9)) for cell, v in c.items()))
+                      for c in self.coefficients)
+        return (self.step, self.kind, self.family, tuple(np.round(self.scale, 12).tolist()),
+                cells, self.fresh, self.values_read)
+
+
+def _plain(x):
+    if isinstance(x, ArgmaxOnly):
+        return x.view(np.ndarray)
+    if isinstance(x, (tuple, list)):
+        return type(x)(_plain(v) for v in x)
+    return x
+
+
+class ArgmaxOnly(np.ndarray):
+    """The noisy values of an argmax release in tracing mode: ``np.argmax`` (and ``.argmax``) read
+    them for free; any other read (an operation, an element, a copy out) marks the release as
+    a release of the values themselves."""
+
+    _release: "Release | None" = None
+
+    def __array_finalize__(self, obj) -> None:
+        self._release = getattr(obj, "_release", None)
+
+    def _read(self) -> None:
+        if self._release is not None:
+            self._release.values_read = True
+
+    def argmax(self, *args, **kwargs):  # type: ignore[override]
+        return self.view(np.ndarray).argmax(*args, **kwargs)
+
+    def __getitem__(self, key):
+        self._read()
+        return self.view(np.ndarray)[key]
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        for x in inputs + tuple(kwargs.get("out", ())):
+            if isinstance(x, ArgmaxOnly):
+                x._read()
+        if "out" in kwargs:
+            kwargs["out"] = _plain(tuple(kwargs["out"]))
+        return getattr(ufunc, method)(*_plain(inputs), **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func is not np.argmax:
+            for x in args:
+                if isinstance(x, ArgmaxOnly):
+                    x._read()
+        return func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
+
+    def __float__(self) -> float:
+        self._read()
+        return float(self.view(np.ndarray))
+
+    def tolist(self):  # type: ignore[override]
+        self._read()
+        return self.view(np.ndarray).tolist()
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        out = self.view(np.ndarray).copy().view(ArgmaxOnly)
+        out._release = copy.deepcopy(self._release, memo)
+        return out
+
+
+@dataclass
+class _Drawn:
+    values: np.ndarray       # run 0's share of the draw
+    family: str
+    scale: np.ndarray        # per value
+
 
 @dataclass
 class Tracer:
-    """What one traced trajectory released. ``cells[p - 1]`` is the cell raised by ``h`` in run p."""
+    """What one traced trajectory released. ``cells[p - 1]`` is the cell raised by ``h`` in run p.
+
+    ``findings`` names what made a cell leak, once per kind and round (for the reader)."""
 
     runs: int
     cells: list[tuple[int, int]]
@@ -159,43 +263,94 @@ class Tracer:
     releases: list[Release] = field(default_factory=list)
     leaks: set[tuple[int, int]] = field(default_factory=set)
     step: int = 0
-    _draws: dict[int, tuple[np.ndarray, str, np.ndarray]] = field(default_factory=dict)
-    _used: set[int] = field(default_factory=set)
+    findings: list[str] = field(default_factory=list)
+    _draws: list[_Drawn] = field(default_factory=list)
+    _where: dict[float, list[tuple[int, int]]] = field(default_factory=dict)
+    _used: set[tuple[int, int]] = field(default_factory=set)
 
     def _per_run(self, a) -> np.ndarray:
         a = np.asarray(a, dtype=float)
         return a.reshape(self.runs, -1)
 
-    def _leak_where(self, differs: np.ndarray) -> None:
-        for p in np.flatnonzero(differs[1:]):
+    def _leak_where(self, differs: np.ndarray, what: str = "a value that differs across runs") -> None:
+        probes = np.flatnonzero(differs[1:])
+        for p in probes:
             self.leaks.add(self.cells[p])
+        if probes.size:
+            note = f"round {self.step}: {what}"
+            if note not in self.findings:
+                self.findings.append(note)
+
+    def leak_all(self, what: str) -> None:
+        """Every probed cell leaks (the runs can no longer be compared)."""
+        self._leak_where(np.ones(self.runs, bool), what)
 
     def drawn(self, z: np.ndarray, family: str, scale) -> None:
-        z = np.asarray(z)
+        z = np.asarray(z, dtype=float)
+        values = z.reshape(self.runs, -1)[0].copy() if z.size % self.runs == 0 else z.reshape(-1)
         per_value = np.broadcast_to(np.asarray(scale, dtype=float), z.shape).reshape(-1)
-        self._draws[id(z)] = (z, family, per_value)
+        per_value = per_value.reshape(self.runs, -1)[0] if z.size % self.runs == 0 else per_value
+        k = len(self._draws)
+        self._draws.append(_Drawn(values, family, per_value.copy()))
+        for i, x in enumerate(values.tolist()):
+            self._where.setdefault(x, []).append((k, i))
+
+    def _match(self, n0: np.ndarray) -> tuple[bool, str, np.ndarray, list[tuple[int, int]]]:
+        """(fresh, family, per-value scale, drawn positions) of a release's noise ``n0``: each
+        value an unused drawn value, or the whole noise one unused draw times a positive
+        constant (the scale times that constant)."""
+        taken: list[tuple[int, int]] = []
+        for x in n0.tolist():
+            free = [loc for loc in self._where.get(x, ()) if loc not in self._used
+                    and loc not in taken]
+            if not free:
+                break
+            taken.append(free[0])
+        else:
+            families = {self._draws[k].family for k, _ in taken}
+            if len(families) <= 1:
+                scale = np.array([self._draws[k].scale[i] for k, i in taken])
+                return True, families.pop() if families else "laplace", scale, taken
+        for k in range(len(self._draws) - 1, max(-1, len(self._draws) - 64), -1):
+            d = self._draws[k]
+            if d.values.size != n0.size or not np.all(d.values != 0):
+                continue
+            c = n0 / d.values
+            if (np.isfinite(c[0]) and c[0] > 0 and np.allclose(c, c[0], rtol=1e-12, atol=0)
+                    and not any((k, i) in self._used for i in range(n0.size))):
+                return True, d.family, d.scale * float(c[0]), [(k, i) for i in range(n0.size)]
+        return False, "laplace", np.full(n0.size, np.inf), []
 
     def released(self, value, noise, kind: str):
-        v = self._per_run(value)
-        record = self._draws.get(id(noise))
-        fresh = record is not None and record[0] is noise and id(noise) not in self._used
-        if record is not None and record[0] is noise:
-            self._used.add(id(noise))
-            family, scale = record[1], record[2].reshape(self.runs, -1)[0]
-        else:
-            family, scale = "laplace", np.full(v.shape[1], np.inf)
+        vb, nb = np.broadcast_arrays(np.asarray(value, dtype=float), np.asarray(noise, dtype=float))
+        v, nz = self._per_run(vb), self._per_run(nb)
+        noise_moves = np.any(nz != nz[0], axis=1)
+        self._leak_where(noise_moves, "noise that differs across runs")
+        fresh, family, scale, taken = self._match(nz[0])
+        fresh = fresh and not noise_moves.any()
+        self._used.update(taken)
         diff = (v[1:] - v[0]) / self.h                     # (P, m): each probe's change
         coefficients: list[dict[tuple[int, int], float]] = [dict() for _ in range(v.shape[1])]
         for p, i in zip(*np.nonzero(diff)):
             coefficients[i][self.cells[p]] = float(diff[p, i])
-        self.releases.append(Release(family, scale, kind, coefficients, fresh, self.step))
-        out = v[0] + np.asarray(noise, dtype=float).reshape(self.runs, -1)[0]
+        record = Release(family, scale, kind, coefficients, fresh, self.step)
+        self.releases.append(record)
+        out = v[0] + nz[0]
         shape = np.shape(value + noise)
-        return np.broadcast_to(out, (self.runs, out.size)).reshape(shape).copy()
+        out = np.broadcast_to(out, (self.runs, out.size)).reshape(shape).copy()
+        if kind == "argmax":
+            out = out.view(ArgmaxOnly)
+            out._release = record
+        return out
 
     def published(self, value) -> None:
         v = self._per_run(value)
-        self._leak_where(np.any(v != v[0], axis=1))
+        self._leak_where(np.any(v != v[0], axis=1), "a published value that differs across runs")
+
+    def decided(self, index) -> None:
+        v = self._per_run(index)
+        same = (v == v[0]) | (np.isnan(v) & np.isnan(v[0]))
+        self._leak_where(~np.all(same, axis=1), "a decision's input that differs across runs")
 
     def resampled(self, bits: np.ndarray, x: np.ndarray) -> np.ndarray:
         b, xs = self._per_run(bits), self._per_run(x)
@@ -204,7 +359,7 @@ class Tracer:
 
     def acted(self, actions: np.ndarray) -> None:
         a = np.asarray(actions).reshape(self.runs, -1)
-        self._leak_where(np.any(a != a[0], axis=1))
+        self._leak_where(np.any(a != a[0], axis=1), "an action that differs across runs")
 
 
 class LockstepGenerator(np.random.Generator):
@@ -222,7 +377,7 @@ class LockstepGenerator(np.random.Generator):
     def _share(self, size) -> int:
         n = int(np.prod(size))
         if n % self.runs:
-            raise RuntimeError(f"a draw of size {size} is not one per lockstep run")
+            raise DivergedRuns(f"a draw of size {size} is not one per lockstep run")
         return n // self.runs
 
     def _first(self, param, n: int):
@@ -230,8 +385,19 @@ class LockstepGenerator(np.random.Generator):
         if p.ndim == 0:
             return float(p)
         p = np.broadcast_to(p, (n * self.runs,) if p.ndim == 1 else p.shape).reshape(self.runs, -1)
-        self.tracer._leak_where(np.any(p != p[0], axis=1))
+        self.tracer._leak_where(np.any(p != p[0], axis=1), "a draw whose parameters differ across runs")
         return p[0]
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        out = LockstepGenerator.__new__(LockstepGenerator)
+        np.random.Generator.__init__(out, np.random.PCG64())
+        out.bit_generator.state = self.bit_generator.state
+        out.runs = self.runs
+        memo[id(self)] = out
+        out.tracer = copy.deepcopy(self.tracer, memo)
+        return out
 
     def laplace(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
         m = self._share(size)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
 from ..limits import check_arms
+from .noise import decision
 from .declarations import AuditDesign, AuditPreset, Declined, KnownPairs, TraceSetting
 from .privacy import PrivacyClaim, Variant
 
@@ -116,6 +117,7 @@ class PolicyBase:
 
         Tie-breaking never reads rewards: it uses only the index and, for ``random``, the rng.
         """
+        index = decision(index)
         if self.tie_break == "first":
             return np.argmax(index, axis=1)
         best = index.max(axis=1, keepdims=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DPBanditsError, check_rewards
-from ..noise import laplace, release
+from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 from .greedy import greedy
@@ -63,7 +63,7 @@ class MatroidPolicy(PolicyBase):
     def basis(self, scores: np.ndarray) -> np.ndarray:
         """Algorithm 1 on every run's scores (runs, L): the bases (runs, rank), insertion order."""
         keys = self.rng.random(scores.shape) if self.tie_break == "random" else None
-        return greedy(self.matroid, scores, tie_keys=keys)
+        return greedy(self.matroid, decision(scores), tie_keys=keys)
 
     def require_round_zero(self) -> None:
         if self.observes_round_zero and not self._round_zero_seen:
