@@ -213,3 +213,82 @@ def test_the_bracket_of_a_white_box_audit_reads_no_parameters_from_its_label():
     result = {"mechanism": "hybrid-ucb[paper] white-box mu_tilde", "claimed_epsilon": 1.0,
               "pair": {"K": 2, "T": 8}, "epsilon_lower_bound": 0.623}
     assert accountant.audit_bracket(result).text().startswith("[0.623, -, 1.5]")
+
+
+# --- status, scope, findings ------------------------------------------------------------------
+
+class RawDecisionLazyUCB(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB whose index also reads the raw epoch sums (unreleased data)."""
+
+    def act(self, t):
+        if t <= self.K:
+            return super().act(t)
+        return self.argmax(np.nan_to_num(self.mu_tilde, nan=0.0) + 1e-3 * self.Phi)
+
+
+class DivergingLazyUCB(PlantedLazyUCB):
+    """Anytime-Lazy-UCB that draws one extra noise value when two runs' raw sums differ: the
+    lockstep runs ask for draws of different sizes."""
+
+    def _epoch_noise(self, size):
+        extra = int(not np.array_equal(self.Phi[0], self.Phi[-1]))
+        return laplace(self.rng, 1.0 / self.epsilon, size + extra)[:size]
+
+
+@pytest.mark.exact
+def test_a_decision_on_raw_data_is_found_without_a_flipped_action():
+    upper = traced_upper("anytime-lazy-ucb", K=2, T=8, policy_class=RawDecisionLazyUCB)
+    assert math.isinf(upper.epsilon)
+    assert any("decision" in f for f in upper.findings)
+
+
+@pytest.mark.exact
+def test_diverging_runs_are_a_finding_not_a_crash():
+    upper = traced_upper("anytime-lazy-ucb", K=2, T=16, seeds=(0,), enumerate=False,
+                         policy_class=DivergingLazyUCB)
+    assert math.isinf(upper.epsilon)
+    assert any("diverged" in f for f in upper.findings)
+
+
+@pytest.mark.exact
+def test_status_is_a_proof_only_where_every_action_sequence_was_enumerated():
+    small = traced_upper("dp-ucb", variant="paper", K=2, T=6)
+    assert small.status == accountant.PROOF and small.traces == 2 * 2 ** 6
+    assert small.scope == "K = 2, T = 6, any table in [0, 1]"
+    large = traced_upper("dp-ucb", variant="paper", K=3, T=32)
+    assert not large.proof and large.status.startswith("estimate from")
+    assert large.status.endswith("not a proof")
+
+
+@pytest.mark.exact
+def test_an_estimate_below_the_claim_is_consistent_never_holds():
+    b = accountant.Bracket(accountant.Guarantee(1.0, 0.0), 0.5, None, 0.9,
+                           status="estimate from 3 traces, not a proof", scope="K = 3, T = 32")
+    assert b.verdict == "consistent"
+    assert "consistent with the accountant (estimate from 3 traces, not a proof" in b.text()
+
+
+@pytest.mark.exact
+def test_an_exact_value_above_the_claim_refutes_it():
+    """rnm-ftnl [paper] at eps = 3000: the exact loss 3001.6 exceeds the claim."""
+    b = accountant.Bracket(accountant.Guarantee(3000.0, 0.0), 2990.0, 3001.6, 6000.0)
+    assert b.verdict == "refuted" and "refuted by the exact value" in b.text()
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("variant, event_loss", [("paper", 4.462), ("corrected", 0.576)])
+def test_dp_ucb_int_bracket_is_ordered_around_the_event_loss_of_its_page(variant, event_loss):
+    """docs/algorithms/dp-ucb-int.md computes ln P_D(E_20) / P_D'(E_20) exactly (eps = 0.5,
+    v = 1.5, K = 2, T = 20), a lower bound on the true epsilon: the traced upper bound lies above
+    it and above the audit's lower bound."""
+    b = claim_bracket("dp-ucb-int", variant)
+    assert b.upper >= event_loss and b.upper >= b.lower
+    assert (variant == "paper") == (b.verdict == "refuted")
+
+
+@pytest.mark.exact
+def test_the_release_schedule_is_derived_and_moves_with_the_code():
+    assert traced_upper("dp-ucb", K=2, T=6).schedule == "data-independent"
+    assert traced_upper("anytime-lazy-ucb", K=2, T=6).schedule == "follows the data"
+    assert traced_upper("anytime-lazy-ucb", K=2, T=6, policy_class=WholeHistory).schedule == \
+        "follows the data"

@@ -13,7 +13,8 @@ replaced, every cell moving by at most 1):
 * an argmax release (report-noisy-max) whose utilities move by at most s_i costs
   2 max_i s_i / scale for Laplace, exponential and Gumbel noise alike (one utility may go up while
   another goes down: docs/errata.md#rnm-laplace, docs/errata.md#ww-exponential), and for Laplace
-  never more than the Laplace mechanism on all values, sum_i s_i / scale;
+  never more than the Laplace mechanism on all values, sum_i s_i / scale; an argmax release
+  whose noisy values the algorithm read beyond their argmax is a release of the values;
 * a value released without a fresh draw (no noise, or a noise value used twice), a published
   value, a random draw's parameters or an action that moves with a cell: infinite;
 * per row, the releases that contain it compose by basic composition (pure claims) or, for an
@@ -345,7 +346,7 @@ def release_loss(release: Release, row: int) -> float:
     if not release.fresh:
         return math.inf
     scale = np.asarray(release.scale, dtype=float)
-    if release.kind == "argmax":
+    if release.kind == "argmax" and not release.values_read:
         spread = 2.0 * float(s.max()) / float(scale.min())
         if release.family == "laplace":
             return min(spread, float((s / scale).sum()))

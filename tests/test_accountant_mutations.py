@@ -1,0 +1,192 @@
+"""The accountant against planted privacy breaks and harmless rewrites (docs/accountant.md).
+
+Each planted class is a copy of a reference class whose methods see one changed name of their
+module (the noise draw, the release, the report-noisy-max step) or one overridden method, passed
+to the accountant through ``policy_class=``. A break must move the traced bound above the
+claim (every one is found); a harmless rewrite must leave the bound where it was (no false
+alarm). Kinds: exact (the traces are deterministic: fixed seeds, fixed tables).
+"""
+
+from __future__ import annotations
+
+import math
+import types
+
+import numpy as np
+import pytest
+
+from dpbandits.accountant import traced_upper
+from dpbandits.reference import noise
+from dpbandits.reference.registry import get
+
+TOLERANCE = 1e-9
+
+
+def planted(cls: type, module_globals: dict, **names) -> type:
+    """A copy of ``cls`` whose methods defined in the module of ``module_globals`` see ``names``
+    in place of that module's globals."""
+    patched = {**module_globals, **names}
+    body: dict = {}
+    for klass in cls.__mro__:
+        if klass.__module__ != module_globals["__name__"]:
+            continue
+        for attr, value in vars(klass).items():
+            if isinstance(value, types.FunctionType) and attr not in body:
+                body[attr] = types.FunctionType(value.__code__, patched, value.__name__,
+                                                value.__defaults__, value.__closure__)
+                body[attr].__kwdefaults__ = value.__kwdefaults__
+    return type(cls.__name__ + "Planted", (cls,), body)
+
+
+def _module(name: str) -> dict:
+    import sys
+    return vars(sys.modules[get(name).__module__])
+
+
+def _common(name: str) -> dict:
+    import sys
+    cls = get(name)
+    for klass in cls.__mro__:
+        if "release" in vars(sys.modules[klass.__module__]) and klass.__module__ != cls.__module__:
+            return vars(sys.modules[klass.__module__])
+    return _module(name)
+
+
+# --- the changes -------------------------------------------------------------------------------
+
+def halved(rng, scale, size):
+    """Noise drawn at half the scale."""
+    return noise.laplace(rng, np.asarray(scale) * 0.5, size)
+
+
+def scaled_in_place(rng, scale, size):
+    """The draw scaled by 1/2 after it was drawn (the same array object)."""
+    z = noise.laplace(rng, scale, size)
+    z *= 0.5
+    return z
+
+
+def zeroed_in_place(rng, scale, size):
+    """The draw zeroed after it was drawn (the same array object)."""
+    z = noise.laplace(rng, scale, size)
+    z *= 0.0
+    return z
+
+
+_KEPT: dict = {}
+
+
+def reused(rng, scale, size):
+    """The first draw of each size kept and handed out again."""
+    key = (id(rng), int(np.prod(size)))
+    if key not in _KEPT:
+        _KEPT[key] = noise.laplace(rng, scale, size)
+    return _KEPT[key]
+
+
+def unit_over_epsilon(rng, scale, size):
+    """Harmless: Lap(1) times the scale (Lap(1)/eps for a scale 1/eps)."""
+    return noise.laplace(rng, 1.0, size) * scale
+
+
+def noiseless(value, z, kind="value"):
+    """The statistic released with its noise multiplied by zero (a new array)."""
+    return noise.release(value, np.asarray(z) * 0.0, kind)
+
+
+def noise_plus_data(value, z, kind="value"):
+    """Noise shifted by a tenth of the statistic: the noise moves with the data."""
+    return noise.release(value, np.asarray(z) + 0.1 * np.asarray(value), kind)
+
+
+def copied_noise(value, z, kind="value"):
+    """Harmless: the noise copied before it is added."""
+    return noise.release(value, np.array(z, copy=True), kind)
+
+
+def plus_zero(value, z, kind="value"):
+    """Harmless: the statistic plus 0.0 before it is released."""
+    return noise.release(np.asarray(value) + 0.0, z, kind)
+
+
+def reading_argmax(rng, scores, family, scale):
+    """Report-noisy-max that also reads the noisy maximum value (and adds it to the scores)."""
+    from dpbandits.reference.report_noisy_max import sample_noise
+    Q = sample_noise(rng, family, scale, scores.shape)
+    noisy = noise.release(scores, Q, kind="argmax")
+    best = noisy.max(axis=-1)
+    scores += 0.0 * best[:, None]
+    return np.argmax(noisy, axis=-1)
+
+
+def argmax_of_copy(rng, scores, family, scale):
+    """Harmless: report-noisy-max written with the noise drawn by ``noise.draw``."""
+    Q = noise.draw(rng, family, scale, scores.shape)
+    return np.argmax(noise.release(scores, Q, kind="argmax"), axis=-1)
+
+
+# --- the cases ---------------------------------------------------------------------------------
+
+LAPLACE_FAMILIES = [("anytime-lazy-ucb", {}), ("lazy-dp-ts", {}), ("hybrid-ucb", {}),
+                    ("dp-ucb-int", {"v": 1.5}), ("dpucb-mat", {}), ("adap-klucb", {}),
+                    ("dp-se", {})]
+"""One algorithm per family that draws Laplace noise in its own module (or its family's)."""
+
+BREAKS = [(name, params, change) for name, params in LAPLACE_FAMILIES
+          for change in ("laplace=halved", "laplace=scaled_in_place", "laplace=zeroed_in_place",
+                         "release=noiseless")]
+BREAKS += [(name, params, change) for name, params in LAPLACE_FAMILIES[:3]
+           for change in ("laplace=reused", "release=noise_plus_data")]
+BREAKS += [("rnm-ftnl", {}, "noisy_argmax=reading_argmax"),
+           ("naive-ftnl", {}, "noisy_argmax=reading_argmax")]
+
+HARMLESS = [(name, params, change) for name, params in LAPLACE_FAMILIES
+            for change in ("laplace=unit_over_epsilon", "release=copied_noise", "release=plus_zero")]
+HARMLESS += [("rnm-ftnl", {}, "noisy_argmax=argmax_of_copy"),
+             ("rnm-ftnl-bq", {"Q": "laplace"}, "noisy_argmax=argmax_of_copy")]
+
+
+def _size(name: str) -> dict:
+    if name == "dp-se":
+        return {}                       # its declared trace setting: its first epoch ends
+    if get(name).feedback in ("semi", "full"):
+        return {"K": 3, "T": 8}     # 3 experts: releasing the values costs more than the argmax
+    return {"K": 2, "T": 12}
+
+
+def _bound(name, params, policy_class=None):
+    return traced_upper(name, seeds=(0,), enumerate=False, delta=0.0, policy_class=policy_class,
+                        **_size(name), **params)
+
+
+def _planted(name: str, change: str) -> type:
+    attr, replacement = change.split("=")
+    module = _module(name) if attr in _module(name) else _common(name)
+    _KEPT.clear()
+    return planted(get(name), module, **{attr: globals()[replacement]})
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name, params, change", BREAKS, ids=[f"{n}:{c}" for n, _, c in BREAKS])
+def test_every_planted_break_moves_the_bound_above_the_claim(name, params, change):
+    honest = _bound(name, params)
+    claimed = 1.0 if name != "dp-ucb-int" else honest.epsilon      # DP-UCB-INT: its own bound
+    assert honest.epsilon <= claimed * (1 + TOLERANCE)
+    broken = _bound(name, params, _planted(name, change))
+    assert broken.epsilon > honest.epsilon * (1 + 1e-6), (name, change, broken.epsilon)
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name, params, change", HARMLESS, ids=[f"{n}:{c}" for n, _, c in HARMLESS])
+def test_harmless_rewrites_leave_the_bound_alone(name, params, change):
+    honest = _bound(name, params)
+    rewritten = _bound(name, params, _planted(name, change))
+    assert rewritten.epsilon == pytest.approx(honest.epsilon, rel=1e-9)
+
+
+@pytest.mark.exact
+def test_the_suite_plants_at_least_twenty_breaks_across_every_family():
+    assert len(BREAKS) >= 20 and len(HARMLESS) >= 5
+    assert {n for n, _, _ in BREAKS} >= {"anytime-lazy-ucb", "hybrid-ucb", "dp-ucb-int",
+                                        "dpucb-mat", "dp-se", "rnm-ftnl", "naive-ftnl"}
+    assert math.isfinite(_bound("anytime-lazy-ucb", {}).epsilon)
