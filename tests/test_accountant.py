@@ -254,7 +254,7 @@ def test_diverging_runs_are_a_finding_not_a_crash():
 def test_status_is_a_proof_only_where_every_action_sequence_was_enumerated():
     small = traced_upper("dp-ucb", variant="paper", K=2, T=6)
     assert small.status == accountant.PROOF and small.traces == 2 * 2 ** 6
-    assert small.scope == "K = 2, T = 6, any table in [0, 1]"
+    assert small.scope == "K = 2, T = 6, any table in [0, 1] whose release schedule follows the actions alone (checked on 2 tables, 2 noise seeds)"
     large = traced_upper("dp-ucb", variant="paper", K=3, T=32)
     assert not large.proof and large.status.startswith("estimate from")
     assert large.status.endswith("not a proof")
