@@ -53,6 +53,7 @@ def test_thompson_kernels_are_bit_identical(name, kwargs, tie_break, source, run
 @pytest.mark.parametrize("kwargs", [
     {"epsilon": 10.0, "beta": 1.0},                                     # one epoch ends by T
     {"epsilon": 0.3, "beta": 0.5, "rounding": "plus-one", "order": "blocks"},
+    {"epsilon": 10.0, "beta": 1.0, "rounding": "ceil-plus-one"},      # one pull more per epoch
     {"epsilon": 0.05, "beta": 1.0, "tie_break": "random"},              # the noise term of R_e rules
     {"epsilon": 1.0},                                                   # beta = 1/T: no epoch ends
 ])

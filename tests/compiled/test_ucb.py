@@ -21,7 +21,8 @@ SOURCES = {
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
 @pytest.mark.parametrize("tie_break", ["first", "random"])
-@pytest.mark.parametrize("name, kwargs", [("ucb1", {}), ("anytime-lazy-ucb", {"epsilon": 0.5})])
+@pytest.mark.parametrize("name, kwargs", [("ucb1", {}), ("ucb1", {"log_round": "t-1"}),
+                                          ("anytime-lazy-ucb", {"epsilon": 0.5})])
 @pytest.mark.parametrize("runs, T", [(1, 300), (33, 200)])
 def test_bit_identical(name, kwargs, tie_break, source, runs, T):
     factory = spec(name, 4, tie_break=tie_break, **kwargs)

@@ -19,6 +19,7 @@ from dpbandits.errors import DPBanditsError
 from dpbandits.reference import Bernoulli, make
 from dpbandits.reference.bandit.dp_se import (
     DPSE,
+    ROUNDINGS,
     elimination_threshold,
     epoch_length,
     round_epoch_length,
@@ -48,7 +49,8 @@ def successive_elimination(table, epsilon, beta, T, noise=None, order="round-rob
         delta = 2.0 ** -e
         bound = max(32 * math.log(8 * len(S) * e * e / beta) / delta ** 2,
                     8 * math.log(4 * len(S) * e * e / beta) / (epsilon * delta))
-        R = math.ceil(bound) if rounding == "ceil" else math.floor(bound) + 1
+        R = {"ceil": math.ceil(bound), "plus-one": math.floor(bound) + 1,
+             "ceil-plus-one": math.ceil(bound) + 1}[rounding]
         if order == "round-robin":
             schedule = [a for _ in range(R) for a in S]
         else:
@@ -106,13 +108,31 @@ def test_absurd_epoch_lengths_are_refused():
 
 
 @pytest.mark.exact
-def test_the_two_roundings_differ_only_at_integers():
-    """Deviation 2: ceil(x) against the public implementations' floor(x) + 1."""
+def test_the_roundings_worked_by_hand():
+    """Deviation 2: ceil(x) against the public implementations' floor(x) + 1 (different only at
+    integers) and ceil(x) + 1 (one more everywhere)."""
     bounds = np.array([4.0, 4.2, 1019.59, 7.999999])
     np.testing.assert_array_equal(round_epoch_length(bounds, "ceil"), [4, 5, 1020, 8])
     np.testing.assert_array_equal(round_epoch_length(bounds, "plus-one"), [5, 5, 1020, 8])
+    np.testing.assert_array_equal(round_epoch_length(bounds, "ceil-plus-one"), [5, 6, 1021, 9])
     with pytest.raises(DPBanditsError, match="rounding"):
         round_epoch_length(bounds, "floor")
+
+
+@pytest.mark.exact
+def test_ceil_plus_one_is_the_public_count_at_K_2_T_2751():
+    """At K = 2, T = 2751, beta = 1/T the bound of l.5 is 1368.6 (the Hoeffding term): the
+    reconstruction pulls each arm 1369 times in epoch 1, a public implementation 1370, so its
+    first release comes after round 2740 instead of 2738."""
+    T = 2751
+    assert epoch_length(1, 2, 1.0, 1 / T) == 1369
+    assert epoch_length(1, 2, 1.0, 1 / T, "ceil-plus-one") == 1370
+    for rounding, last in (("ceil", 2738), ("ceil-plus-one", 2740)):
+        policy = DPSE(2, epsilon=1.0, rng=0, T=T, rounding=rounding)
+        for t in range(1, last + 1):
+            assert np.isnan(policy.mu_tilde).all()
+            policy.observe(t, policy.act(t), np.array([0.5]))
+        assert not np.isnan(policy.mu_tilde).any()
 
 
 @pytest.mark.property
@@ -121,7 +141,7 @@ def test_the_two_roundings_differ_only_at_integers():
 def test_threshold_is_at_most_half_the_epoch_gap(e, S, epsilon, beta):
     """Hu, Huang & Mehta (2021), Sec. 6 (DP-SE, Sajed & Sheffet 2019): R_e makes h_e, c_e <= Delta_e / 8, so 2(h_e + c_e) <= Delta_e / 2,
     with either rounding."""
-    for rounding in ("ceil", "plus-one"):
+    for rounding in ROUNDINGS:
         R = epoch_length(e, S, epsilon, beta, rounding)
         assert elimination_threshold(e, S, R, epsilon, beta) <= 2.0 ** -e / 2 * (1 + 1e-12)
 
@@ -152,7 +172,8 @@ def test_zero_noise_is_successive_elimination_in_every_run():
 
 @pytest.mark.exact
 @pytest.mark.parametrize("order, rounding", [("round-robin", "ceil"), ("blocks", "ceil"),
-                                             ("round-robin", "plus-one")])
+                                             ("round-robin", "plus-one"),
+                                             ("round-robin", "ceil-plus-one")])
 def test_scripted_noise_releases_and_eliminations(order, rounding):
     """Item 2: each release is the epoch mean plus its own draw, one draw of scale
     1/(eps R_e) per active arm, in increasing arm order; the eliminations follow them."""

@@ -60,3 +60,26 @@ def test_regret_below_auer_bound():
     bound = sum(8 * math.log(T) / d + (1 + math.pi ** 2 / 3) * d for d in gaps if d > 0)
     mean, low, high = result.final()
     assert high < bound
+
+
+@pytest.mark.exact
+def test_log_round_t_minus_one_is_auer_et_al_plays_so_far():
+    """Deviation 1: ``log_round="t-1"`` puts ln(t - 1), the plays so far, in the radius; each
+    setting equals a plain loop written from Fig. 1 with its own logarithm, and on this table the
+    two trajectories part."""
+    table = Bernoulli([0.6, 0.55, 0.4]).table(400, np.random.default_rng(3))
+    played = {}
+    for log_round, n in (("t", lambda t: t), ("t-1", lambda t: t - 1)):
+        policy = UCB1(3, rng=0, log_round=log_round)
+        s, pulls, actions = np.zeros(3), np.zeros(3), []
+        for t in range(1, 401):
+            arm = t - 1 if t <= 3 else int(np.argmax(s / pulls + np.sqrt(2 * math.log(n(t)) / pulls)))
+            assert policy.act(t)[0] == arm
+            policy.observe(t, np.array([arm]), np.array([table[t - 1, arm]]))
+            s[arm] += table[t - 1, arm]
+            pulls[arm] += 1
+            actions.append(arm)
+        played[log_round] = actions
+    assert played["t"] != played["t-1"]
+    with pytest.raises(Exception, match="log_round"):
+        UCB1(3, rng=0, log_round="t+1")

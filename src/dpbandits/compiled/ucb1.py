@@ -1,7 +1,8 @@
 """Kernel of UCB1; mirrors :mod:`dpbandits.reference.bandit.ucb1` (Auer et al. 2002, Fig. 1).
 
-Bit-identical to the reference: the same index, ``s_a / n_a + sqrt(2 ln t / n_a)`` with
-``math.log``, the same first-maximum (or random) tie-break, no other randomness.
+Bit-identical to the reference: the same index, ``s_a / n_a + sqrt(2 ln n / n_a)`` with
+``math.log`` and n = t, or n = max(t - 1, 1) with ``log_round="t-1"``, the same first-maximum (or
+random) tie-break, no other randomness.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("ucb1",)
 
-State = namedtuple("State", "s n index random_ties rng keys")
+State = namedtuple("State", "s n index random_ties log_previous rng keys")
 
 
 def unsupported(policy) -> str | None:
@@ -29,13 +30,13 @@ def unsupported(policy) -> str | None:
 def state_from(policy) -> State:
     """The kernel's state over the reference policy's own arrays (updated in place)."""
     return State(policy.s, policy.n, np.empty_like(policy.s), int(policy.tie_break == "random"),
-                 policy.rng, np.empty(policy.K))
+                 int(policy.log_round == "t-1"), policy.rng, np.empty(policy.K))
 
 
 @njit(cache=True, _nrt=False)
 def act(state, t, actions):
     R, K = state.s.shape
-    log_t = math.log(t)
+    log_t = math.log(max(t - 1, 1) if state.log_previous else t)
     for r in range(R):
         if t <= K:
             actions[r] = t - 1                                                   # [l.2]

@@ -41,10 +41,14 @@ Deviations:
 1. Sajed and Sheffet's own pseudocode could not be retrieved; the constants (the two terms of
    R_e, the noise Lap(1/(eps R_e)), the threshold 2(h_e + c_e) and |S| as the pre-elimination
    size) are our reconstruction (docs/algorithms/dp-se.md). One public implementation uses the same constants.
-2. ``rounding="ceil"`` (default) is R_e as reconstructed. ``rounding="plus-one"`` is the public
-   implementations' "max{...} + 1": they pull int(max{...} + 1) = floor(max{...}) + 1 times,
-   which differs from the ceiling only when the maximum is an integer. Both roundings here use
-   the integer R_e in h_e and c_e; that implementation uses the unrounded max{...} + 1 there.
+2. ``rounding="ceil"`` (default) is R_e as reconstructed. Public implementations write l.5 as
+   R_e <- max{...} + 1 and round that real number in two ways: ``rounding="plus-one"`` pulls
+   int(max{...} + 1) = floor(max{...}) + 1 times, which differs from the ceiling only when the
+   maximum is an integer; ``rounding="ceil-plus-one"`` pulls ceil(max{...} + 1) = ceil(max{...}) + 1
+   times, one pull per arm more than the ceiling in every epoch (at K = 2, T = 2751, beta = 1/T:
+   1370 pulls per arm in epoch 1 instead of 1369, so the first release comes 2 rounds later).
+   Every rounding here uses the integer R_e in the noise, h_e and c_e; an implementation that
+   uses the unrounded max{...} + 1 there moves the threshold by less than one part in R_e.
 3. The order of pulls inside an epoch is unspecified (the public implementations differ):
    ``order="round-robin"`` (default) cycles through S in increasing arm order; ``order="blocks"``
    pulls each arm of S R_e times in a row, in increasing arm order. Either order is fixed before
@@ -73,8 +77,9 @@ from ..privacy import Guarantee, PrivacyClaim, Variant
 __all__ = ["DPSE", "ROUNDINGS", "ORDERS", "epoch_length", "round_epoch_length",
            "elimination_threshold"]
 
-ROUNDINGS = ("ceil", "plus-one")
-"""How the bound of l.5 becomes a pull count: ceil(x) (the reconstruction) or floor(x) + 1 (deviation 2)."""
+ROUNDINGS = ("ceil", "plus-one", "ceil-plus-one")
+"""How the bound x of l.5 becomes a pull count: ceil(x) (the reconstruction), floor(x) + 1 or
+ceil(x) + 1 (deviation 2)."""
 
 ORDERS = ("round-robin", "blocks")
 """Order of the pulls inside an epoch (deviation 3)."""
@@ -84,7 +89,7 @@ _SOURCE = "Sajed & Sheffet (ICML 2019, arXiv:1905.09383), privacy of DP-SE"
 
 
 def round_epoch_length(bound, rounding: str = "ceil") -> np.ndarray:
-    """The pull count R_e for a real lower bound: ceil(bound), or floor(bound) + 1."""
+    """The pull count R_e for a real lower bound: ceil(bound), floor(bound) + 1 or ceil(bound) + 1."""
     bound = np.asarray(bound, dtype=float)
     if not np.all(bound < _MAX_LENGTH):
         raise DPBanditsError(f"the epoch length exceeds 2^62 pulls (bound {np.max(bound):.3g}); "
@@ -93,6 +98,8 @@ def round_epoch_length(bound, rounding: str = "ceil") -> np.ndarray:
         return np.ceil(bound).astype(np.int64)
     if rounding == "plus-one":
         return (np.floor(bound) + 1.0).astype(np.int64)
+    if rounding == "ceil-plus-one":
+        return (np.ceil(bound) + 1.0).astype(np.int64)
     raise DPBanditsError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
 
 
@@ -128,6 +135,10 @@ class DPSE(PolicyBase):
     variants = (Variant("paper", "DP-SE as reconstructed in docs/algorithms/dp-se.md; no erratum"),)
 
     kernel = "dp_se"
+    parameter_domains = {
+        "rounding": "'ceil' (R_e = ceil(max{...}), the reconstruction), 'plus-one' "
+                    "(floor(max{...}) + 1) or 'ceil-plus-one' (ceil(max{...}) + 1, one pull per "
+                    "arm and epoch more: a public implementation's count)"}
     audit_design = FirstElimination(
         offsets=(3, 6), epoch_length=epoch_length, threshold=elimination_threshold,
         why="DP-SE releases nothing before its first epoch ends (after K R_1 rounds); its pairs "

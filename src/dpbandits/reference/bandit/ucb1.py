@@ -16,8 +16,10 @@ Privacy: none (non-private).
 Regret (Auer et al. Thm 1): R(T) <= sum_a 8 ln T / Delta_a + (1 + pi^2/3) sum_a Delta_a.
 
 Deviations:
-1. The radius uses ln t with t the current round (as Tossou and Dimitrakakis write it), not
-   Auer et al.'s ln(t - 1) (docs/errata.md#td-ucb-radius).
+1. The radius uses ln t with t the current round by default (as Tossou and Dimitrakakis write
+   it); ``log_round="t-1"`` uses Auer et al.'s own ln(t - 1), the number of plays so far (Fig. 1:
+   "n is the overall number of plays done so far"), as public UCB1 implementations do
+   (docs/errata.md#td-ucb-radius).
 2. Ties go to the lowest arm by default (docs/errata.md#td-ties); ``tie_break="random"`` is offered.
 3. l.2 plays the arms in increasing order by default; ``initial_order="random"`` plays them in a
    uniformly random order per run (as some public implementations do), drawn when the policy is
@@ -34,10 +36,14 @@ from ...errors import DPBanditsError
 from ..policy import PolicyBase
 from ..privacy import PrivacyClaim
 
-__all__ = ["UCB1", "INITIAL_ORDERS"]
+__all__ = ["UCB1", "INITIAL_ORDERS", "LOG_ROUNDS"]
 
 INITIAL_ORDERS = ("first", "random")
 """Order of the first K pulls: arms 0..K-1 (l.2), or a uniformly random permutation per run."""
+
+LOG_ROUNDS = ("t", "t-1")
+"""The argument of the logarithm in the radius of l.3: the current round t, or t - 1, the plays
+done so far (deviation 1)."""
 
 
 class UCB1(PolicyBase):
@@ -49,13 +55,20 @@ class UCB1(PolicyBase):
     private = False
 
     kernel = "ucb1"
+    parameter_domains = {
+        "log_round": "'t' (ln t of the current round, as Tossou and Dimitrakakis write it) or "
+                     "'t-1' (ln(t - 1), the plays so far: Auer et al.'s Fig. 1 and public UCB1s)"}
 
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
-                 tie_break: str = "first", initial_order: str = "first") -> None:
+                 tie_break: str = "first", initial_order: str = "first",
+                 log_round: str = "t") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)
         if initial_order not in INITIAL_ORDERS:
             raise DPBanditsError(f"initial_order must be one of {INITIAL_ORDERS}, got {initial_order!r}")
         self.initial_order = initial_order
+        if log_round not in LOG_ROUNDS:
+            raise DPBanditsError(f"log_round must be one of {LOG_ROUNDS}, got {log_round!r}")
+        self.log_round = log_round
         self.s = np.zeros((self.runs, self.K))  # s_a: reward sum of arm a
         self.n = np.zeros((self.runs, self.K))  # n_a: pulls of arm a before round t
         # The arm of round t <= K in each run (deviation 3); no draw for the default order.
@@ -72,7 +85,8 @@ class UCB1(PolicyBase):
             if self.first_pulls is not None:
                 return self.first_pulls[:, t - 1]                     # [l.2]
             return np.full(self.runs, t - 1)                          # [l.2]
-        index = self.s / self.n + np.sqrt(2.0 * math.log(t) / self.n)  # [l.3]
+        n = t if self.log_round == "t" else max(t - 1, 1)             # deviation 1
+        index = self.s / self.n + np.sqrt(2.0 * math.log(n) / self.n)  # [l.3]
         return self.argmax(index)
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
