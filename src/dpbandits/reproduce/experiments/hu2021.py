@@ -43,8 +43,10 @@ SEC6 = "Sec. 6, paragraph after the mean reward settings"
 def _where(setting: int, figures: str) -> str:
     if setting == 1 and figures in ("Figs. 1-4", "Fig. 5"):
         return f"{SEC6} ({figures})"
-    return (f"{SEC6}, carried to {figures} by its words 'small' and 'large' and, for setting 2, by "
-            f"Sec. 6's closing sentence: \"{SETTING2}\"")
+    carried = f"{SEC6}, carried to {figures}"
+    if setting == 1:
+        return carried + " by its words 'small' and 'large'"
+    return carried + f" by Sec. 6's sentence on setting 2: \"{SETTING2}\""
 
 
 def _ours() -> Claim:
