@@ -3,21 +3,31 @@
 A *candidate* is someone else's implementation of a bandit algorithm, given as
 
 * a Python object, or the text ``MODULE:OBJECT`` or ``path/to/file.py:OBJECT`` naming one
-  (``--python`` on the command line). The object is a class or a factory called once per run.
-  What it receives is read from its signature (:func:`builder`):
+  (``--python`` on the command line; a file inside a package is imported as that package's
+  module, so its relative imports work). ``OBJECT(name=value, ...)`` with Python literals binds
+  those arguments (``"SMPyBandits.Policies:UCBalpha(alpha=4)"``); ``mabwiser:NAME`` and
+  ``mabwiser:NAME(...)`` name MABWiser's learning policies (``mabwiser:UCB1(alpha=1)`` is
+  ``mabwiser.mab.LearningPolicy.UCB1(alpha=1)``). The object is a class or a factory called
+  once per run (or a MABWiser learning policy, run by a MAB built per run). What it receives is
+  read from its signature (:func:`builder`):
 
   - ``OBJECT(problem, rng)``: a parameter named ``problem`` gets the :class:`Problem` (K, T,
     epsilon, the setting's parameters) and the next one the run's ``numpy.random.Generator``;
   - ``OBJECT(K, T, epsilon, rng)`` in any order and with any subset: parameters are matched by
-    name (``K``; ``T`` or ``horizon``; ``epsilon`` or ``eps``; ``rng``, ``generator`` or
-    ``random_state``), and any other parameter whose name is one of the problem's ``params``
+    name (:data:`ALIASES`: ``K``, ``n_arms`` or ``nbArms``; ``T`` or ``horizon``; ``epsilon`` or
+    ``eps``; ``rng``, ``generator`` or ``random_state``; ``seed``, which gets an integer derived
+    from the run's seed), and any other parameter whose name is one of the problem's ``params``
     gets that value; parameters with defaults may be left out;
   - ``OBJECT(rng)``: one required parameter of another name (not one of the problem's
     ``params``) is the generator (the older form).
 
   The object it returns follows the single-run act/observe protocol of
   :mod:`dpbandits.audit.adapters`: ``act(t)`` returns an arm in 0..K-1, ``observe(t, arm,
-  feedback)`` receives the pulled arm's reward (``bandit``) or the whole row (``full``).
+  feedback)`` receives the pulled arm's reward (``bandit``) or the whole row (``full``; an
+  ``observe(t, row)`` of two arguments gets the row), or one of the ecosystem's protocols,
+  recognised by shape (:mod:`dpbandits.audit.protocols`): SMPyBandits' ``startGame()`` /
+  ``choice()`` / ``getReward(arm, reward)``, a MABWiser ``MAB`` (``fit`` / ``predict`` /
+  ``partial_fit``) or ``step(last_reward, last_arm) -> arm``.
   With ``semi`` feedback (a matroid semi-bandit, the matroid in ``params["matroid"]``, so a
   parameter named ``matroid`` gets it, and K = its L base arms) it first gets
   ``observe(0, None, w0)`` with the free round-0 row, then ``act(t)`` returns k base arms
@@ -42,10 +52,14 @@ stops the run with a :class:`~dpbandits.errors.DPBanditsError` naming the run an
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
+import importlib.metadata
 import importlib.util
 import inspect
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,18 +70,26 @@ import numpy as np
 from .audit.adapters import (LOADING, CallableMechanism, PolicyMechanism, SemiPolicyMechanism,
                              _name_of)
 from .audit.external import DEFAULT_TIMEOUT, CommandMechanism
+from .audit.protocols import adapt, derived_seed, is_learning_policy
 from .errors import DPBanditsError, check_positive_int
 
 __all__ = ["Problem", "Command", "load", "resolve", "builder", "CandidateMechanism",
-           "SemiCandidateMechanism", "NamedFunctionMechanism", "ALIASES"]
+           "SemiCandidateMechanism", "NamedFunctionMechanism", "ALIASES", "NAMESPACES",
+           "short_name"]
 
 ALIASES: dict[str, tuple[str, ...]] = {
-    "K": ("K", "k", "n_arms", "num_arms"),
+    "K": ("K", "k", "n_arms", "num_arms", "nbArms"),
     "T": ("T", "horizon"),
     "epsilon": ("epsilon", "eps"),
     "rng": ("rng", "generator", "random_state"),
+    "seed": ("seed",),
 }
-"""Parameter names through which a candidate's signature asks for K, T, epsilon and the generator."""
+"""Parameter names through which a candidate's signature asks for K, T, epsilon, the generator
+and an integer seed (derived from the run's seed: :func:`dpbandits.audit.protocols.derived_seed`)."""
+
+NAMESPACES: dict[str, tuple[str, str]] = {"mabwiser": ("mabwiser.mab", "LearningPolicy")}
+"""``MODULE:NAME`` looked up in another namespace when MODULE has no NAME: ``mabwiser:UCB1`` is
+``mabwiser.mab:LearningPolicy.UCB1``."""
 
 
 @dataclass(frozen=True)
@@ -100,38 +122,136 @@ class Command:
 
 
 def resolve(target: str) -> Any:
-    """The object named by ``MODULE:OBJECT`` or ``path/to/file.py:OBJECT``.
+    """The object named by ``MODULE:OBJECT`` or ``path/to/file.py:OBJECT``, optionally
+    ``OBJECT(arguments)``.
 
     A module is imported with the current folder first on the path; a file is loaded as a module
-    of its own (named after the file). Dotted OBJECT names an attribute of an attribute.
+    of its own (named after the file), or, inside a package (folders with ``__init__.py``), as
+    that package's module with the package's parent folder first on the path. Dotted OBJECT names
+    an attribute of an attribute; a MODULE of :data:`NAMESPACES` without OBJECT is looked up in
+    its namespace. Arguments are Python literals, bound to the object (a MABWiser learning policy
+    is built with them at once: it is an immutable tuple).
     """
-    source, sep, attribute = str(target).rpartition(":")
+    text = str(target).strip()
+    arguments: tuple[tuple, dict] | None = None
+    if "(" in text and text.endswith(")"):     # the arguments may hold ':' (a dict), not the name
+        opening = text.find("(")
+        text, arguments = text[:opening].strip(), _literal_arguments(text[opening:], str(target))
+    source, sep, attribute = text.rpartition(":")
     if not sep or not source or not attribute:
-        raise DPBanditsError(f"a Python candidate is named MODULE:OBJECT or FILE.py:OBJECT, "
-                             f"got {target!r}")
+        raise DPBanditsError(f"a Python candidate is named MODULE:OBJECT or FILE.py:OBJECT "
+                             f"(optionally OBJECT(name=value, ...)), got {target!r}")
     if source.endswith(".py"):
         module = _load_file(Path(source))
     else:
-        sys.path.insert(0, os.getcwd())
+        module = _import(source)
+    value = _attribute(module, source, attribute)
+    if arguments is None:
+        return value
+    args, kwargs = arguments
+    if not callable(value):
+        raise DPBanditsError(f"{target!r}: {attribute} is not a class or a factory, so it takes "
+                             f"no arguments")
+    if isinstance(value, type) and value.__qualname__.startswith("LearningPolicy."):
         try:
-            module = importlib.import_module(source)
-        except Exception as error:  # the user's module may fail in any way
-            raise DPBanditsError(f"cannot import {source!r}: {type(error).__name__}: "
-                                 f"{error}") from None
-        finally:
-            sys.path.pop(0)
+            built = value(*args, **kwargs)
+        except Exception as error:
+            raise DPBanditsError(f"{target!r}: {type(error).__name__}: {error}") from None
+        if is_learning_policy(built):
+            return built
+    bound = functools.partial(value, *args, **kwargs)
+    functools.update_wrapper(bound, value)      # type: ignore[arg-type]
+    return bound
+
+
+def _literal_arguments(call: str, target: str) -> tuple[tuple, dict]:
+    """``(1, alpha=0.5)`` as ``((1,), {"alpha": 0.5})``: literals only, nothing is run."""
+    try:
+        node = ast.parse(f"f{call}", mode="eval").body
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            raise ValueError("not a call")
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None
+                                                                      for k in node.keywords):
+            raise ValueError("* and ** are not literals")
+        args = tuple(ast.literal_eval(a) for a in node.args)
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        raise DPBanditsError(f"{target!r}: the arguments in OBJECT(...) must be Python literals "
+                             f"(numbers, strings, True, False, None, tuples, lists, dicts), as "
+                             f"in OBJECT(alpha=1, name='x')") from None
+    return args, kwargs
+
+
+def _attribute(module: Any, source: str, attribute: str) -> Any:
     value: Any = module
     for part in attribute.split("."):
         try:
             value = getattr(value, part)
         except AttributeError:
-            raise DPBanditsError(f"{source!r} has no {attribute!r}") from None
-    return value
+            break
+    else:
+        return value
+    if source in NAMESPACES:
+        where, namespace = NAMESPACES[source]
+        value = getattr(_import(where), namespace)
+        names = [name for name in dir(value) if not name.startswith("_")]
+        for part in attribute.split("."):
+            if not hasattr(value, part):
+                raise DPBanditsError(f"{source!r} has no {attribute!r}; {source}:NAME names one "
+                                     f"of {where}.{namespace}'s: {', '.join(names)}")
+            value = getattr(value, part)
+        return value
+    raise DPBanditsError(f"{source!r} has no {attribute!r}")
+
+
+def _import(source: str) -> Any:
+    sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(source)
+    except Exception as error:  # the user's module may fail in any way
+        raise DPBanditsError(f"cannot import {source!r}: {type(error).__name__}: "
+                             f"{_one_line(error)}{_dependency_hint(source, error)}") from None
+    finally:
+        sys.path.pop(0)
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())
+
+
+def _dependency_hint(source: str, error: BaseException) -> str:
+    """Why a library failed to import when the failure is in another package it imports: that
+    package's installed version (a library that needs an older SciPy, say), or its absence."""
+    failed = getattr(error, "name", None)
+    if not isinstance(error, ImportError) or not failed:
+        return ""
+    top, own = str(failed).split(".")[0], source.split(".")[0]
+    if top == own:
+        return ""
+    if isinstance(error, ModuleNotFoundError) and str(failed) == top:
+        return f" ({source} needs the module {top!r}, which is not installed)"
+    try:
+        version = importlib.metadata.version(top)
+    except Exception:
+        return ""
+    return (f" ({source} does not work with the installed {top} {version}: it may need an "
+            f"older version of {top})")
 
 
 def _load_file(path: Path):
     if not path.is_file():
         raise DPBanditsError(f"no such Python file: {str(path)!r}")
+    root, dotted = _package_of(path.resolve())
+    if dotted is not None:      # a module inside a package: imported as the package's module
+        sys.path.insert(0, str(root))
+        try:
+            return importlib.import_module(dotted)
+        except Exception as error:
+            raise DPBanditsError(f"cannot load {str(path)!r} (as {dotted}, from {str(root)!r}): "
+                                 f"{type(error).__name__}: {_one_line(error)}"
+                                 f"{_dependency_hint(dotted, error)}") from None
+        finally:
+            sys.path.pop(0)
     name = f"dpbandits_candidate_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -143,10 +263,35 @@ def _load_file(path: Path):
         spec.loader.exec_module(module)
     except Exception as error:
         del sys.modules[name]
-        raise DPBanditsError(f"cannot load {str(path)!r}: {type(error).__name__}: {error}") from None
+        raise DPBanditsError(f"cannot load {str(path)!r}: {type(error).__name__}: "
+                             f"{_one_line(error)}{_dependency_hint(path.stem, error)}") from None
     finally:
         sys.path.pop(0)
     return module
+
+
+def _package_of(path: Path) -> tuple[Path, str | None]:
+    """The folder above the outermost package holding ``path`` and the module's dotted name
+    (None when its folder is not a package)."""
+    parts = [path.stem] if path.name != "__init__.py" else []
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.name.isidentifier():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if folder == path.parent or not parts:
+        return path.parent, None
+    return folder, ".".join(parts)
+
+
+def short_name(candidate: Any) -> str:
+    """A short file-name-safe name of a candidate for output names (``validate-ALGO-NAME``):
+    its words with folders and ``.py``/``.sh`` dropped (``sh examples/ucb1.sh`` gives
+    ``sh-ucb1``, ``impl.py:PlainLazyUCB`` gives ``impl-PlainLazyUCB``)."""
+    text = " ".join(candidate) if isinstance(candidate, (list, tuple)) else str(candidate)
+    words = [re.sub(r"\.(py|sh|R|jl|js|awk)$", "", word.rstrip("/").rsplit("/", 1)[-1])
+             for word in re.split(r"[\s:]+", text) if word]
+    name = re.sub(r"[^A-Za-z0-9_.=+-]+", "-", "-".join(words)).strip("-.")
+    return name[:60].rstrip("-.") or "candidate"
 
 
 def builder(obj: Any, name: str | None = None) -> Callable[[Problem, np.random.Generator], Any]:
@@ -156,6 +301,8 @@ def builder(obj: Any, name: str | None = None) -> Callable[[Problem, np.random.G
     parameter no problem can serve.
     """
     name = name or getattr(obj, "__name__", type(obj).__name__)
+    if is_learning_policy(obj):
+        return lambda problem, rng: obj       # run by a MAB built per run (protocols.adapt)
     if not callable(obj):
         raise DPBanditsError(f"{name} is not a class or a factory (it is a "
                              f"{type(obj).__name__})")
@@ -201,7 +348,8 @@ def builder(obj: Any, name: str | None = None) -> Callable[[Problem, np.random.G
 
     def build(problem: Problem, rng: np.random.Generator) -> Any:
         values = {"K": problem.K, "T": problem.T, "epsilon": problem.epsilon, "rng": rng}
-        kwargs = {by_role[key]: values[key] for key in by_role}
+        kwargs = {by_role[key]: values[key] if key != "seed" else derived_seed(rng)
+                  for key in by_role}
         if by_role.get("epsilon") and problem.epsilon is None:
             parameter = signature.parameters[by_role["epsilon"]]
             if parameter.default is parameter.empty:
@@ -447,6 +595,16 @@ def _check_policy(mechanism: Any) -> None:
     mechanism._progress[0], mechanism._progress[1] = LOADING, 2
     needs = ("act(t) -> basis and observe(t, arms, rewards)" if mechanism.feedback == "semi"
              else "act(t) -> arm and observe(t, arm, feedback)")
+    if mechanism.feedback != "semi":
+        try:
+            policy = adapt(policy, mechanism.K, mechanism.feedback, np.random.default_rng(0),
+                           mechanism.label)
+        except DPBanditsError:
+            raise
+        except Exception as error:
+            raise DPBanditsError(f"{mechanism.label}: starting a run of the object it builds "
+                                 f"({type(policy).__name__}) raised {type(error).__name__}: "
+                                 f"{error}") from error
     for method in ("act", "observe"):
         try:
             found = getattr(policy, method, None)

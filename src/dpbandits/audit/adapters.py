@@ -28,11 +28,20 @@ confined to it and reported as a :class:`~dpbandits.errors.DPBanditsError`. ``is
 runs it in the calling process, one run after another (for debugging; the code can then change
 anything in that process).
 
+Protocols: what a factory builds for a run may follow any protocol of
+:mod:`dpbandits.audit.protocols` (act/observe, SMPyBandits' ``choice``/``getReward``, a MABWiser
+``MAB`` or learning policy, ``step(last_reward, last_arm)``); it is driven through act/observe.
+
 Seeding: run ``i`` of ``sample(table, n, seed)`` gets the generator built from the ``i``-th child
-of ``SeedSequence(seed)`` (:func:`run_seeds`), and nothing else, so a result depends only on
-``(seed, i)`` and never on ``workers`` or the chunking. User code must draw all its randomness
-from that generator; code that keeps state between runs (a module-level RNG, a cache) breaks
-this, and no adapter can detect it in general.
+of ``SeedSequence(seed)`` (:func:`run_seeds`), and before the run NumPy's and Python's global
+generators are seeded from that child too (:func:`dpbandits.audit.protocols.seed_globals`), so a
+result depends only on ``(seed, i)`` and never on ``workers`` or the chunking, for code that
+draws from either. Code whose draws come from elsewhere (an unseeded or module-level generator)
+or that keeps state between runs breaks this: ``sample`` runs the first runs of its first calls
+again (:data:`REPLAYED_RUNS`, :data:`REPLAYED_CALLS`) in a process that has served other runs, and
+a run that does not repeat stops the work with a :class:`~dpbandits.errors.DPBanditsError`
+naming it, instead of mixing runs that depend on the process they ran in. Leaks that leave the
+replayed runs unchanged are not detected.
 
 Every output is checked (shape, integer type, range 0..K-1, NaN; for a semi-bandit policy,
 that the base arms are distinct and form a basis of the matroid) and every exception raised by
@@ -43,6 +52,7 @@ the exception's type and its message (the exception object itself stays in the h
 from __future__ import annotations
 
 import math
+import random
 import weakref
 from typing import Any, Callable
 
@@ -53,6 +63,7 @@ from ..reference.environments import Table
 from ..reference.privacy import Guarantee
 from .isolation import AVAILABLE, DEFAULT_TIMEOUT, Hosts, check_timeout
 from .mechanism import Mechanism, as_table
+from .protocols import adapt, seed_globals
 
 __all__ = ["PolicyMechanism", "SemiPolicyMechanism", "CallableMechanism", "run_seeds", "claimed_guarantee",
            "checked_sample_arguments"]
@@ -65,6 +76,13 @@ never depend on it)."""
 
 LOADING = -1
 """The run index of the progress word while the candidate is loaded and checked."""
+
+REPLAYED_RUNS = 4
+"""Runs of a ``sample`` call run a second time to check that they repeat (module docstring)."""
+
+REPLAYED_CALLS = 4
+"""``sample`` calls of a mechanism whose first runs are run a second time (the cost stays a few
+runs per mechanism, also when every call is a single run on a fresh table)."""
 
 
 def run_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
@@ -118,6 +136,7 @@ class _PythonMechanism(Mechanism):
         """Seconds allowed for each call into the user code (isolated runs only)."""
         self.isolated = bool(isolated) and AVAILABLE
         """Whether the user code runs in host processes of its own (module docstring)."""
+        self._replayed = 0
         self._start_hosts()
 
     def _start_hosts(self) -> None:
@@ -146,7 +165,15 @@ class _PythonMechanism(Mechanism):
         ((n, T, k) bases for a semi-bandit policy)."""
         table, n, seed = checked_sample_arguments(table, n, seed, self.K, self.label)
         X = self._rows(table)
-        seeds = run_seeds(seed, n)
+        actions = self._runs(X, run_seeds(seed, n))
+        if self._replayed < REPLAYED_CALLS:
+            self._replayed += 1
+            self._check_repeats(X, seed, actions[:REPLAYED_RUNS])
+        return actions
+
+    def _runs(self, X: np.ndarray, seeds: list[np.random.SeedSequence]) -> np.ndarray:
+        """The runs of ``seeds`` on the rows ``X``, in host processes (or here)."""
+        n = len(seeds)
         if not self.isolated:
             return self._run_chunk(X, 0, seeds)
         data = np.ascontiguousarray(X, dtype=float).tobytes()
@@ -157,6 +184,23 @@ class _PythonMechanism(Mechanism):
         actions = np.concatenate(self._hosts_or_new().map(self, requests))
         self._check_received(actions)
         return actions
+
+    def _check_repeats(self, X: np.ndarray, seed: int, first: np.ndarray) -> None:
+        """Run the first runs again (their seeds afresh, in a process that has served other
+        runs) and stop with an error naming the first run that does not repeat."""
+        again = self._runs(X, run_seeds(seed, len(first)))
+        differ = (again != first).reshape(len(first), -1)
+        if not differ.any():
+            return
+        run = int(np.flatnonzero(differ.any(axis=1))[0])
+        t = int(np.flatnonzero(differ[run])[0]) // int(np.prod(first.shape[2:], dtype=int)) + 1
+        raise DPBanditsError(
+            f"{self.label}: run {run} did not repeat (the same seed and table gave other actions "
+            f"from round {t} on when it ran again): some of its random draws come neither from "
+            f"the generator it is given nor from NumPy's or Python's global generator (both "
+            f"seeded for every run), or it keeps state from one run to the next, so its results "
+            f"would change between identical runs and with --workers; draw every random number "
+            f"from the run's generator (docs/audit-protocol.md#randomness)")
 
     def check(self) -> None:
         """Load the user code and check it where it runs (a host, or here when not isolated)."""
@@ -197,9 +241,17 @@ class _PythonMechanism(Mechanism):
     def _run_chunk(self, X: np.ndarray, start: int,
                    seeds: list[np.random.SeedSequence]) -> np.ndarray:
         actions = np.empty((len(seeds),) + self._run_shape(X), dtype=np.int32)
-        for offset, run_seed in enumerate(seeds):
-            self._progress[0], self._progress[1] = start + offset, 0
-            actions[offset] = self._run(X, np.random.default_rng(run_seed), start + offset)
+        # The global generators are seeded for every run, then given back as they were (this
+        # may be the caller's own process when not isolated).
+        numpy_state, python_state = np.random.get_state(), random.getstate()
+        try:
+            for offset, run_seed in enumerate(seeds):
+                self._progress[0], self._progress[1] = start + offset, 0
+                seed_globals(run_seed)
+                actions[offset] = self._run(X, np.random.default_rng(run_seed), start + offset)
+        finally:
+            np.random.set_state(numpy_state)
+            random.setstate(python_state)
         return actions
 
     def _run(self, X: np.ndarray, rng: np.random.Generator, i: int) -> np.ndarray:
@@ -270,7 +322,16 @@ class PolicyMechanism(_PythonMechanism):
         T, K = X.shape
         progress = self._progress
         policy = _call(where, self.build_call, self._build, T, rng)
+        try:
+            policy = adapt(policy, K, self.feedback, rng, self.label)
+        except DPBanditsError:
+            raise
+        except Exception as error:     # the candidate's startGame(), a MAB's constructor
+            raise DPBanditsError(f"{where}: starting the run ({type(policy).__name__}) raised "
+                                 f"{type(error).__name__}: {error}") from error
         act, observe = _protocol_methods(policy, where)
+        act_call = getattr(policy, "act_call", "policy.act")
+        observe_call = getattr(policy, "observe_call", "policy.observe")
         full = self.feedback == "full"
         rows = None if full else X.tolist()    # this run's own floats
         actions = [0] * T
@@ -283,7 +344,9 @@ class PolicyMechanism(_PythonMechanism):
                 progress[1] = 2 * t
                 value = act(t)
                 if type(value) is not int or not 0 <= value < K:
-                    value = _checked_action(value, K, f"{where}: policy.act({t})")
+                    value = _checked_action(value, K, f"{where}: {act_call} in round {t}"
+                                            if act_call != "policy.act" else
+                                            f"{where}: policy.act({t})")
                 what = "observe"
                 progress[1] = 2 * t + 1
                 if full:
@@ -294,7 +357,10 @@ class PolicyMechanism(_PythonMechanism):
         except DPBanditsError:
             raise
         except Exception as error:
-            call = f"policy.act({t})" if what == "act" else f"policy.observe({t}, ...)"
+            if act_call == "policy.act":
+                call = f"policy.act({t})" if what == "act" else f"policy.observe({t}, ...)"
+            else:
+                call = f"{act_call if what == 'act' else observe_call} in round {t}"
             raise DPBanditsError(f"{where}: {call} raised {type(error).__name__}: {error}") from error
         return np.asarray(actions, dtype=np.int32)
 
