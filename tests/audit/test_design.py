@@ -129,12 +129,75 @@ def test_samples_needed_is_where_the_expected_bound_first_exceeds_the_claim():
 @pytest.mark.statistical
 def test_action_level_loss_orders_estimate_and_bound():
     """Fixed seed; the upper bound is below the sequences' true maximum loss with probability at
-    most 0.05 (it is not compared with a true value here; the ordering holds on every sample)."""
+    most 0.05 (it is not compared with a true value here; the ordering of the lower bound under
+    the upper bound holds on every sample where both cover the chosen event's sequences)."""
     pair = designed_pairs("dp-ucb", 2)[0]
     r = action_level_loss("dp-ucb", pair, epsilon=1.0, variant="corrected", n=20_000, seed=1)
     assert r.released_loss == 1.0 and r.claim == 1.0
+    assert (r.n_selection, r.n) == (10_000, 10_000)         # two disjoint halves per side
     assert 0 < r.estimate <= r.upper_bound and r.sequences > 0
+    assert r.lower_bound <= r.upper_bound and r.rare_mass <= r.delta
     assert "released statistics lose 1" in r.summary()
+
+
+@pytest.mark.statistical
+def test_the_action_level_estimate_is_measured_on_runs_it_was_not_chosen_on():
+    """DP-UCB-BOUND as printed, K = 3, T = 20, the all-zero table with row 4 changed: arm 0's
+    item 2, whose only release loses exactly eps = 1, so no action event loses more than the
+    claim of 1. Choosing the most revealing sequence and measuring it on the same runs (the
+    former behaviour) reported 1.06 and a refutation at 1.9 million runs at this seed, and a
+    refutation on every seed tried (7 of 7 at 200 000 to 400 000 runs per side). Measured on
+    fresh runs the chosen sequence loses 0.982 here (0.975 and 1.001 on seeds 1 and 2): the
+    plug-in checks hold at this seed only. The lower bound is a level-0.05 test: it exceeds the
+    claim with probability at most 0.05."""
+    import dataclasses
+
+    from dpbandits.audit.pairs import Pair
+    from dpbandits.reference.environments import Table
+
+    D0 = np.zeros((20, 3))
+    D0[3] = 1
+    pair = Pair(Table(D0), Table(np.zeros((20, 3))), 4, "zeros, row 4")
+    r = action_level_loss("dp-ucb-bound", pair, variant="paper", n=400_000, seed=0)
+    assert r.released_loss == 2.0 and r.claim == 1.0
+    assert not r.refuted and r.lower_bound <= 1.0
+    assert 0.9 < r.estimate < 1.0 and r.event_estimate < 1.0 and r.samples_needed is None
+    assert "refutes" not in r.summary() and "at any sample size" not in r.summary()
+    assert dataclasses.replace(r, lower_bound=1.2).refuted
+
+
+@pytest.mark.statistical
+def test_the_action_level_statement_covers_the_rarely_seen_sequences():
+    """DP-UCB as printed on its designed pair at 10 000 runs per side (seed 0): most sequences
+    are seen fewer than 200 times, so the bound on the well-observed ones says little; delta
+    bounds the rest's probability (a 95% Clopper-Pearson bound, failing with probability at
+    most 0.05 jointly with the upper bound) and the statement excludes no event: the summary
+    says so, not that the claim cannot be refuted."""
+    pair = designed_pairs("dp-ucb", 2, 1.0, "paper")[0]
+    r = action_level_loss("dp-ucb", pair, variant="paper", n=10_000, seed=0)
+    assert r.rare_mass > 0.5 and r.delta >= r.rare_mass
+    assert not r.bounded_below_claim and r.refutation_runs is None
+    assert "does not exclude one" in r.summary() or r.refutable
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("claim", [0.5, 1.0, 2.0])
+def test_runs_to_refute_rare_is_where_a_never_seen_opposite_first_allows_a_refutation(claim):
+    """k = p n events against none: the Clopper-Pearson bound ln(lower(k) / upper(0)) exceeds the
+    claim from k = runs p on (worked here with the exact binomial bounds at p = 1e-6)."""
+    from dpbandits.audit.design import _cp_lower, _cp_upper, runs_to_refute_rare
+
+    p = 1e-6
+    k = round(runs_to_refute_rare(p, claim) * p)
+    n = round(k / p)
+
+    def bound(events):
+        return math.log(float(_cp_lower(events, n, 0.025)) / float(_cp_upper(0, n, 0.025)))
+
+    assert bound(k) > claim >= bound(k - 1)
+    assert runs_to_refute_rare(1e-13, claim) == pytest.approx(k / 1e-13)
+    with pytest.raises(DPBanditsError):
+        runs_to_refute_rare(0.0, claim)
 
 
 @pytest.mark.statistical
@@ -166,19 +229,24 @@ def test_designed_audit_is_the_same_over_two_workers():
 
 
 @pytest.mark.exact
-def test_most_revealing_prefers_the_cheapest_refutation_then_the_largest_upper_bound():
+def test_most_revealing_prefers_a_refutation_then_an_open_bound_then_the_cheapest_open_event():
     from dataclasses import replace
 
     from dpbandits.audit.design import ActionLevelLoss, most_revealing
 
-    base = ActionLevelLoss("m", "p", 8, 2, 1.0, 1.0, 2.0, 1000, 0.05, 0.5, 0.7, 10, 0.0, 1, 0.1,
-                           0.05, 0.69, None)
-    higher = replace(base, pair="q", upper_bound=0.9)
+    base = ActionLevelLoss("m", "p", 8, 2, 1.0, 1.0, 2.0, 1000, 1000, 0.05, 200, 0.5, 0.3, 0.7,
+                           1e-3, 10, 5e-4, 1, 0.1, 0.05, 0.69, None, 0.0073, 2.5e3)
+    cheaper = replace(base, pair="q", refutation_runs=1e3)
     assert most_revealing([]) is None
-    assert most_revealing([base, higher]).pair == "q"
-    cheap, dear = replace(base, pair="c", samples_needed=10_000), replace(base, pair="d",
-                                                                          samples_needed=90_000)
-    assert most_revealing([higher, dear, cheap]).pair == "c"
+    assert most_revealing([base, cheaper]).pair == "q"
+    open_ = replace(base, pair="o", upper_bound=1.2, refutation_probability=None,
+                    refutation_runs=None)
+    assert most_revealing([base, open_, cheaper]).pair == "o"
+    cheap, dear = (replace(base, pair="c", samples_needed=10_000),
+                   replace(base, pair="d", samples_needed=90_000))
+    assert most_revealing([open_, dear, cheap]).pair == "c"
+    refuted = replace(dear, pair="r", lower_bound=1.1)
+    assert most_revealing([open_, refuted, cheap]).pair == "r"
 
 
 @pytest.mark.exact

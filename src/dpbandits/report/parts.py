@@ -68,8 +68,9 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
 
 def _unrefuted_reason(label: str, samples: int, seed: int) -> str:
     """Why the audit of the actions did not refute a false claim, computed: on the designed pair
-    whose action sequences lose most (:func:`dpbandits.audit.design.largest_action_level_loss`,
-    5 x ``samples`` runs per side), what the actions lose and the test runs a refutation needs."""
+    whose action sequences reveal most (:func:`dpbandits.audit.design.largest_action_level_loss`,
+    5 x ``samples`` runs per side, half to choose and half to measure), what the actions lose,
+    the (epsilon, delta) bound on them at this sample and the test runs a refutation needs."""
     from ..audit.design import largest_action_level_loss
 
     name, _, rest = label.partition("[")
