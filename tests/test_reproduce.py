@@ -305,3 +305,23 @@ def test_cli_list_and_errors(capsys, tmp_path):
     assert main(["reproduce", "nope", "--out", str(tmp_path)]) == 2
     assert "unknown experiment" in capsys.readouterr().err
     assert main(["reproduce", "--out", str(tmp_path)]) == 2
+
+
+@pytest.mark.exact
+def test_a_page_with_a_contradiction_says_what_to_check_before_quoting_it():
+    from dataclasses import replace
+
+    from dpbandits.reproduce import Claim, Reading
+    from dpbandits.reproduce.claims import ReadingVerdict, Verdict
+    from dpbandits.reproduce.page import page
+
+    rng = np.random.default_rng(RNG_SEED)
+    cells = _cells({("a", 1.0): _curve(rng, 10)})
+    claim = Claim("a claim", (Reading("r", lower_than("a", ("a",))),), quote="q", where="Sec. 1")
+    e = replace(cells.experiment, claims=(claim,), paper_size="T = 100",
+                sizes={"tiny": (100, RUNS), "full": (100, RUNS)})
+    against = Verdict("a claim", "contradicted", "e", readings=(ReadingVerdict("r", "contradicted", "e"),))
+    held = replace(against, verdict="supported")
+    assert "Before quoting a contradiction" in page(e, cells, [against], [], "tiny", e.setting, 0)
+    assert "Before quoting a contradiction" not in page(e, cells, [held], [], "tiny", e.setting, 0)
+    assert 'The paper (Sec. 1): "q"' in page(e, cells, [held], [], "tiny", e.setting, 0)

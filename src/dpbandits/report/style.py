@@ -12,7 +12,7 @@ VERDICTS: dict[str, tuple[str, str]] = {
     "differs": ("bad", "\u2717"), "false": ("bad", "\u2717"), "unproven": ("open", "?"),
     "vacuous at this size": ("void", "\u25cb"), "vacuous": ("void", "\u25cb"),
     "inconclusive at this size": ("open", "?"), "inconclusive": ("open", "?"),
-    "depends on reading": ("open", "\u00b1"),
+    "depends on reading": ("mixed", "\u00b1"),
     "not testable": ("none", "\u2013"), "not applicable": ("none", "\u2013"),
     "non-private": ("none", "\u2013"), "could not test": ("none", "\u2013"),
 }
@@ -22,7 +22,7 @@ never the only cue; the verdict's own words stay beside them."""
 STYLE = """
 :root{--ink:#1f2328;--muted:#59636e;--rule:#d1d9e0;--band:#f6f8fa;--accent:#0969da;
 --good:#1a7f37;--good-bg:#dafbe1;--bad:#cf222e;--bad-bg:#ffebe9;--void:#6e7781;--void-bg:#eaeef2;
---open:#9a6700;--open-bg:#fff8c5;--none:#59636e;--none-bg:#f6f8fa}
+--open:#9a6700;--open-bg:#fff8c5;--mixed:#8250df;--mixed-bg:#fbefff;--none:#59636e;--none-bg:#f6f8fa}
 *{box-sizing:border-box}
 body{margin:0;color:var(--ink);background:#fff;font:16px/1.55 system-ui,-apple-system,"Segoe UI",
 Roboto,"Helvetica Neue",Arial,sans-serif}
@@ -55,6 +55,7 @@ padding:.05rem .5rem;border-radius:999px;border:1px solid currentColor}
 .verdict .mark{margin-right:.3rem}
 .good{color:var(--good);background:var(--good-bg)}.bad{color:var(--bad);background:var(--bad-bg)}
 .void{color:var(--void);background:var(--void-bg)}.open{color:var(--open);background:var(--open-bg)}
+.mixed{color:var(--mixed);background:var(--mixed-bg)}
 .none{color:var(--none);background:var(--none-bg)}
 .legend{font-size:.9rem;color:var(--muted)}.legend .verdict{margin-right:.4rem}
 footer{margin-top:3rem;color:var(--muted);font-size:.85rem}
@@ -62,4 +63,4 @@ footer{margin-top:3rem;color:var(--muted);font-size:.85rem}
 """The report's one stylesheet, embedded in the page."""
 
 COLOURS = {"good": "#1a7f37", "bad": "#cf222e", "void": "#6e7781", "open": "#bf8700",
-            "none": "#8c959f"}
+           "mixed": "#8250df", "none": "#8c959f"}

@@ -135,6 +135,8 @@ def page(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verd
         lines += [_reading(claim, v) for claim, v in zip(paper, verdicts)]
     else:
         lines.append("The paper states no claim about this figure.")
+    if any(v.verdict == "contradicted" for v in verdicts):
+        lines += ["", _not_our_artefact(e)]
     if mine:
         lines += ["", "Our own checks (not claims of the paper; judged and counted apart):", ""]
         lines += _table("our check", checks)
@@ -157,6 +159,22 @@ VERDICT_RULE = (
     "{alpha:g}). A claim is `supported`, `contradicted` or `inconclusive at this size` only when "
     "every reading says so, and `depends on reading` when they differ; `not testable` says why "
     "(docs/findings.md lists the contradictions that survive every reading).")
+
+
+def _not_our_artefact(e: Experiment) -> str:
+    """What a reader checks before quoting a contradiction of this page: the paper's stated size
+    beside ours (top of the page), every reading and each unstated parameter run (above), and
+    the evidence that the curves are the papers' algorithms."""
+    algorithms = sorted({line.algorithm for line in e.lines})
+    return ("**Before quoting a contradiction**: every reading listed above contradicts it, "
+            "including each value of a parameter the paper leaves unstated; the paper's stated "
+            "size is beside ours at the top of this page. The curves are the reference "
+            "implementations, line-tagged to the papers' pseudocode ("
+            + ", ".join(f"docs/algorithms/{a}.md" for a in algorithms)
+            + "); each compiled kernel is certified against its reference by `validate` "
+            "(docs/compiled.md; certificates in docs/data/kernel-certificates.json). "
+            "docs/findings.md lists "
+            "each contradiction that survives, with its evidence.")
 
 
 def _table(head: str, verdicts: list[Verdict]) -> list[str]:
