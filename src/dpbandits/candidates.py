@@ -290,7 +290,7 @@ def short_name(candidate: Any) -> str:
     text = " ".join(candidate) if isinstance(candidate, (list, tuple)) else str(candidate)
     words = [re.sub(r"\.(py|sh|R|jl|js|awk)$", "", word.rstrip("/").rsplit("/", 1)[-1])
              for word in re.split(r"[\s:]+", text) if word]
-    name = re.sub(r"[^A-Za-z0-9_.=+-]+", "-", "-".join(words)).strip("-.")
+    name = re.sub(r"[^A-Za-z0-9_.=+]+", "-", "-".join(words)).strip("-.")
     return name[:60].rstrip("-.") or "candidate"
 
 

@@ -27,12 +27,12 @@ def test_an_awk_program_conforms_and_writes_json_and_png(tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == 0, out
     assert "behaviour: CONFORMS" in out and "regret: VACUOUS AT THIS SIZE" in out
-    data = json.loads((tmp_path / "validate-ucb1.json").read_text())
+    data = json.loads((tmp_path / "validate-ucb1-sh-ucb1.json").read_text())
     assert data["behaviour"] == "conforms" and data["ok"] is True
     assert len(data["comparisons"]) == 2 * (5 * 5 + 7 + 5)     # 2 samples x (pulls, actions, regret)
     assert {"p_value", "p_holm", "effect", "detectable"} <= set(data["comparisons"][0])
-    assert (tmp_path / "validate-ucb1.png").stat().st_size > 10_000
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["validate-ucb1.json", "validate-ucb1.png"]
+    assert (tmp_path / "validate-ucb1-sh-ucb1.png").stat().st_size > 10_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["validate-ucb1-sh-ucb1.json", "validate-ucb1-sh-ucb1.png"]
 
 
 @pytest.mark.smoke

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, request, out) -> int:
     """Build the candidate for the checked ``request`` and run the validation."""
-    from ..candidates import Command, load
+    from ..candidates import Command, load, short_name
     from ..validate import plot, write_json
     from ..validate.core import run_checked
 
@@ -103,7 +103,7 @@ def _run(args: argparse.Namespace, request, out) -> int:
                      feedback=feedback, workers=args.workers, table_function=args.callable,
                      timeout=args.timeout)
     result = run_checked(candidate, request, say_for(args))
-    stem = out / f"validate-{against}"
+    stem = out / f"validate-{against}-{short_name(args.external or args.python)}"
     write_json(result, stem.with_suffix(".json"))
     plot(result, stem.with_suffix(".png"))
     if args.json:
