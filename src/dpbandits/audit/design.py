@@ -268,8 +268,8 @@ class ActionLevelLoss:
                     f"{self.refutation_runs:.1e} test runs per side (a bound on these actions "
                     "at this sample, not a proof of the claim)")
         else:
-            need = (f"no event is estimated to exceed the claim {self.claim:g}, and the upper "
-                    "bound does not exclude one")
+            need = (f"no event is estimated to exceed the claim {self.claim:g}, and the "
+                    "(epsilon, delta) bound does not exclude one")
         return (f"{self.mechanism} on '{self.pair}' (K = {self.K}, T = {self.T}): released "
                 f"statistics lose {self.released_loss:g}; {seen}; {statement}; {need}")
 
