@@ -13,9 +13,9 @@ of the audit, selection and test, divided by its wall-clock time).
 
 Part 3 (``--action-level [N]``), what the actions of the hybrid-counter UCBs' printed variants
 can reveal: for every designed pair (dpbandits.audit.design) the loss of whole action sequences
-on N runs per side (estimate and 95% upper bound), the loss of the released statistics, and the
-test runs a refutation would need; per algorithm the most revealing pair (the fewest test runs
-to refute, or when none can, the largest upper bound) is written to
+on N runs per side, half choosing and half measuring (estimate and the 95% (upper, delta)
+bound), the loss of the released statistics, and the test runs a refutation would need; per
+algorithm the most revealing pair (dpbandits.audit.design.most_revealing) is written to
 docs/data/action-level-loss.json (the docs pages quote it).
 """
 
