@@ -14,9 +14,11 @@ at the longer of it and the horizon found by coupling, with the generic candidat
 designed pairs (a candidate's own bug can sit outside the design). A horizon given by the
 caller is used as it is, and a design that does not fit in it gives no pair.
 
-:func:`action_level_loss` measures what the actions reveal on a pair: the privacy loss of every
-whole action sequence, estimated from runs on both tables, with a Clopper-Pearson upper bound, and
-the test-sample size an audit with the best event would need to refute a claim.
+:func:`action_level_loss` measures what the actions reveal on a pair: half of the runs on each
+table choose the most revealing whole action sequences, the other half measure them (a loss
+estimate, a Clopper-Pearson lower bound and the test runs an audit would need), and an
+(epsilon, delta) statement at a stated confidence bounds every sequence: the loss of the
+well-observed ones and the probability of the others.
 """
 
 from __future__ import annotations
