@@ -22,6 +22,8 @@ probability; bad input raises :class:`~dpbandits.errors.DPBanditsError` as every
   ``audit=True``) and fails unless the behaviour conforms (Holm over every comparison at
   family-wise level ``alpha``: a candidate with the reference's output law fails with probability
   at most ``alpha``). ``outcome_only=True`` also accepts "conforms in outcome, differs in path".
+  Its failure is at most ten lines: the first rejected comparisons and the ``dpbandits validate``
+  command that prints them all.
 """
 
 from __future__ import annotations
@@ -88,13 +90,21 @@ def assert_conforms(candidate: Any, against: str, epsilon: float | None = None, 
                     alpha: float = 0.05, audit: bool = False, outcome_only: bool = False,
                     backend: str = "auto"):
     """Fail unless ``candidate``'s behaviour conforms to ALGO's (and, with ``audit``, unless its
-    privacy audit is consistent). Returns the :class:`~dpbandits.validate.Validation`."""
+    privacy audit is consistent). Returns the :class:`~dpbandits.validate.Validation`.
+
+    The failure is at most :data:`FAILURE_LINES` lines: the verdict, the first rejected
+    comparisons, what the reference's documented alternatives showed, and the command that
+    prints every comparison. A verdict that could not test (the reference's actions do not
+    depend on the rewards at this horizon) fails too, naming the horizon from which it could.
+    """
+    __tracebackhide__ = True
     from .validate import validate
     from .validate.core import PATH_ONLY
 
     result = validate(candidate, against, epsilon=epsilon, params=dict(params or {}),
                       setting=setting, means=means, horizon=horizon, runs=runs, seed=seed,
-                      alpha=alpha, audit_samples=10_000 if audit else 0, backend=backend)
+                      alpha=alpha, audit_samples=_audit_samples() if audit else 0,
+                      backend=backend)
     accepted = ("conforms", PATH_ONLY) if outcome_only else ("conforms",)
     failures = []
     if result.behaviour not in accepted:
@@ -102,9 +112,47 @@ def assert_conforms(candidate: Any, against: str, epsilon: float | None = None, 
     if audit and result.privacy in ("violation", "could not test"):
         failures.append(f"privacy {result.privacy.upper()}")
     if failures:
-        raise AssertionError(
-            f"{' and '.join(failures)} against {against} (seed {seed}; a candidate with the "
-            f"reference's output law fails the behaviour check with probability at most "
-            f"alpha = {alpha:g}, Holm over {len(result.comparisons)} comparisons)\n"
-            f"{result.summary()}")
+        lines = [f"{' and '.join(failures)} against {against} (seed {seed}; a candidate with the "
+                 f"reference's output law fails the behaviour check with probability at most "
+                 f"alpha = {alpha:g}, Holm over {len(result.comparisons)} comparisons)"]
+        lines += result.short_summary(FAILURE_LINES - 2)
+        lines.append("every comparison: " + _command(candidate, against, epsilon, params,
+                                                     setting, means, horizon, runs, seed, alpha))
+        raise AssertionError("\n".join(lines[:FAILURE_LINES]))
     return result
+
+
+FAILURE_LINES = 10
+"""Most lines of an :func:`assert_conforms` failure."""
+
+
+def _audit_samples() -> int:
+    from .audit.against import AGAINST_SAMPLES
+
+    return AGAINST_SAMPLES
+
+
+def _command(candidate: Any, against: str, epsilon, params, setting, means, horizon: int,
+             runs: int, seed: int, alpha: float) -> str:
+    """The ``dpbandits validate`` command that runs the same check and prints every comparison."""
+    import shlex
+
+    if isinstance(candidate, str):
+        named = ["--python", candidate]
+    elif hasattr(candidate, "__module__") and hasattr(candidate, "__qualname__") \
+            and "<" not in candidate.__qualname__:
+        named = ["--python", f"{candidate.__module__}:{candidate.__qualname__}"]
+    else:
+        named = ["--python", "MODULE:OBJECT"]
+    words = ["dpbandits", "validate", *named, "--against", against]
+    if epsilon is not None:
+        words += ["--epsilon", f"{epsilon:g}"]
+    if setting is not None:
+        words += ["--setting", setting]
+    if means is not None:
+        words += ["--means", *[f"{float(m):g}" for m in means]]
+    for key, value in dict(params or {}).items():
+        words += ["--param", f"{key}={value}"]
+    words += ["--horizon", str(horizon), "--runs", str(runs), "--seed", str(seed),
+              "--alpha", f"{alpha:g}", "--audit-samples", "0"]
+    return " ".join(shlex.quote(word) for word in words)

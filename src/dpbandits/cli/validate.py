@@ -19,6 +19,12 @@ from .options import (add_backend, add_candidate_options, add_json, add_out, add
 HELP = "validate a third-party implementation against a reference algorithm"
 
 
+def _audit_default() -> int:
+    from ..audit.against import AGAINST_SAMPLES
+
+    return AGAINST_SAMPLES
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``dpbandits validate``."""
     add_candidate_options(parser, required=True, feedback_default=None,
@@ -30,17 +36,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--setting", default=None, help=f"a named setting (default {DEFAULT_SETTING})")
     where.add_argument("--means", type=unit_number, nargs="+", help="Bernoulli arm means in [0, 1]")
-    parser.add_argument("--horizon", type=integer(1, limits.MAX_HORIZON), default=DEFAULT_HORIZON,
-                        help="rounds T per run (default %(default)s)")
+    parser.add_argument("--horizon", type=integer(1, limits.MAX_HORIZON), default=None,
+                        help=f"rounds T per run (default {DEFAULT_HORIZON}, or twice the horizon "
+                             f"from which ALGO's actions depend on the rewards when they do not "
+                             f"within {DEFAULT_HORIZON})")
     parser.add_argument("--runs", type=integer(MIN_RUNS, limits.MAX_RUNS), default=DEFAULT_RUNS,
                         help=f"runs R per sample, at least {MIN_RUNS} (default %(default)s)")
     add_seed(parser)
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="family-wise level of the comparisons, audit and regret check "
                              "(default %(default)s)")
-    parser.add_argument("--audit-samples", type=samples_or_zero, default=10_000,
+    parser.add_argument("--audit-samples", type=samples_or_zero, default=None,
                         help=f"test runs per side of the privacy audit, at least "
-                             f"{limits.MIN_SAMPLES}; 0 skips it (default %(default)s)")
+                             f"{limits.MIN_SAMPLES}; 0 skips it (default: the audit's own, "
+                             f"{_audit_default()})")
     parser.add_argument("--audit-horizon", type=auto_integer(1, limits.MAX_HORIZON), default=None,
                         help="rounds T of the audit's neighbouring tables (default auto: the "
                              "horizon that reaches ALGO's first data-dependent output)")

@@ -81,7 +81,7 @@ def certify(name: str, *, variant: str | None = None, epsilon: float = 1.0,
         candidate.label += " (compiled kernel)"
     return validate(candidate, name, epsilon=eps, variant=variant, params=params, **where,
                     horizon=horizon, runs=runs, seed=seed, alpha=alpha, audit_samples=0,
-                    backend="reference")
+                    backend="reference", explain=False)
 
 
 def _problem(name: str, params: dict[str, Any] | None, means) -> tuple[dict[str, Any], int, dict]:

@@ -78,11 +78,11 @@ __all__ = ["validate", "run_checked", "Comparison", "Validation", "ACTIONS", "PA
 
 def validate(candidate: Any, against: str, *, epsilon: float | None = None,
              variant: str | None = None, params: dict[str, Any] | None = None,
-             setting: str | None = None, means: Any = None, horizon: int = DEFAULT_HORIZON,
+             setting: str | None = None, means: Any = None, horizon: int | None = None,
              runs: int = DEFAULT_RUNS, seed: int = 0, alpha: float = 0.05, power: float = 0.8,
-             audit_samples: int = 10_000, audit_horizon: int | None = None,
+             audit_samples: int | None = None, audit_horizon: int | None = None,
              progress: Callable[[str], None] | None = None,
-             backend: str = "auto") -> Validation:
+             backend: str = "auto", explain: bool = True) -> Validation:
     """Validate ``candidate`` against the registered algorithm ``against`` (module docstring).
 
     Parameters
@@ -105,19 +105,27 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         for a matroid ALGO a matroid setting, default ``chandak-synthetic``, or base-arm means
         with ``params["matroid"]``).
     horizon, runs
-        Rounds T per run and runs R per sample (R >= 20).
+        Rounds T per run (None: :data:`DEFAULT_HORIZON`, or, when ALGO's actions do not depend
+        on the rewards within it, twice the horizon from which they do:
+        :func:`~dpbandits.validate.loading.default_horizon`) and runs R per sample (R >= 20).
     seed
         Everything random (tables, runs, permutations, the audit) derives from it.
     alpha, power
         Family-wise level of the behavioural comparisons (also the audit's and the regret
         check's level), and the power at which detectable effects are reported.
     audit_samples, audit_horizon
-        Test runs per side of the privacy audit (0 skips it) and its horizon (None: the horizon
+        Test runs per side of the privacy audit (0 skips it; None: the audit's own default,
+        :data:`dpbandits.audit.against.AGAINST_SAMPLES`) and its horizon (None: the horizon
         that reaches ALGO's first data-dependent output,
         :func:`dpbandits.audit.against.audit_horizon`).
     backend
         The engine's backend for the reference side (``auto``, ``reference`` or ``compiled``);
         ``reference`` when a compiled kernel is the candidate, as in its certificate.
+    explain
+        Run the stages that say what the verdict could tell apart
+        (:mod:`~dpbandits.validate.power`): the reference's documented alternatives against a
+        differing candidate, its planted variants against a conforming one. Each costs one
+        reference-sized sample pair and its comparisons.
     """
     request = check_request(against, epsilon=epsilon, variant=variant, params=params,
                             setting=setting, means=means, horizon=horizon, runs=runs, seed=seed,
@@ -128,11 +136,12 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
 
         candidate = load(candidate, K=request.K, epsilon=request.epsilon, params=request.params,
                          feedback=request.cls.feedback)
-    return run_checked(candidate, request, progress)
+    return run_checked(candidate, request, progress, explain=explain)
 
 
 def run_checked(candidate: Any, request: Request,
-                progress: Callable[[str], None] | None = None) -> Validation:
+                progress: Callable[[str], None] | None = None,
+                explain: bool = True) -> Validation:
     """The stages after the check: ``candidate`` (a loaded mechanism) against a checked
     ``request`` (:func:`~dpbandits.validate.loading.check_request`)."""
     from ..audit.mechanism import RegistryMechanism
@@ -156,8 +165,9 @@ def run_checked(candidate: Any, request: Request,
     factory = spec(against, K, epsilon=epsilon, variant=reference.variant, T=T, **params)
     label = getattr(candidate, "label", "candidate")
 
+    # Children 0-7 as before the tries and planted variants existed; those draw from 8 and 9.
     (s_fixed, s_fresh, s_cand_fixed, s_ref_fixed, s_cand_fresh, s_ref_fresh, s_tests,
-     s_audit) = np.random.SeedSequence(request.seed).spawn(8)
+     s_audit, s_tries, s_plants) = np.random.SeedSequence(request.seed).spawn(10)
     samples: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     say(f"behaviour: {runs} runs of each on one fixed table")
     table = problem.table(T, np.random.default_rng(s_fixed))
@@ -183,6 +193,7 @@ def run_checked(candidate: Any, request: Request,
     if semi:
         result.matroid, result.super_arm_size = repr(problem.matroid), problem.k
     record_curves(result, problem, samples["fresh"])
+    _explain(result, request, samples, table, s_tries, s_plants, say, explain)
 
     if epsilon is None:
         result.privacy_note = f"{against} makes no privacy claim"
@@ -203,6 +214,25 @@ def run_checked(candidate: Any, request: Request,
     check_regret_bounds(result, against, reference.variant, cls.needs_horizon,
                         problem.bound_values())
     return result
+
+
+def _explain(result: Validation, request: Request, samples: dict, table: Any,
+             s_tries: np.random.SeedSequence, s_plants: np.random.SeedSequence,
+             say: Callable[[str], None], explain: bool) -> None:
+    """The exact first difference on the fixed table; whether any round could differ at this
+    horizon; with ``explain``, the alternatives tried (a differing candidate) or the planted
+    variants' detection (a conforming one): :mod:`~dpbandits.validate.power`."""
+    from .loading import dependence
+    from .power import first_action_difference, planted_power, try_alternatives
+
+    result.first_action_difference = first_action_difference(*samples["fixed"])
+    result.untestable = dependence(request)
+    if not explain:
+        return
+    if result.behaviour in ("differs", PATH_ONLY):
+        result.alternatives = try_alternatives(request, samples, table, s_tries, say)
+    elif result.untestable is None:
+        result.power_checks = planted_power(request, samples, table, s_plants, say)
 
 
 def _single_runs(candidate: Any, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:

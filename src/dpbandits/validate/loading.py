@@ -22,7 +22,7 @@ from .. import limits
 from ..errors import DPBanditsError, check_means, check_probability, check_seed
 from .defaults import DEFAULT_HORIZON, DEFAULT_RUNS, MIN_RUNS
 
-__all__ = ["Request", "check_request", "semi_bandit_matroid"]
+__all__ = ["Request", "check_request", "semi_bandit_matroid", "default_horizon", "dependence"]
 
 
 @dataclass(frozen=True)
@@ -60,15 +60,17 @@ class Request:
 
 def check_request(against: str, *, epsilon: float | None = None, variant: str | None = None,
                   params: dict[str, Any] | None = None, setting: str | None = None,
-                  means: Any = None, horizon: int = DEFAULT_HORIZON, runs: int = DEFAULT_RUNS,
+                  means: Any = None, horizon: int | None = None, runs: int = DEFAULT_RUNS,
                   seed: int = 0, alpha: float = 0.05, power: float = 0.8,
-                  audit_samples: int = 10_000, audit_horizon: int | None = None,
+                  audit_samples: int | None = None, audit_horizon: int | None = None,
                   backend: str = "auto") -> Request:
     """Check every argument of :func:`~dpbandits.validate.validate` (same names and meaning) and
     build its problem; raise :class:`~dpbandits.errors.DPBanditsError` naming the first bad one.
 
     ``audit_samples`` is 0 (no audit) or in [:data:`~dpbandits.limits.MIN_SAMPLES`,
-    :data:`~dpbandits.limits.MAX_SAMPLES`], as ``dpbandits audit --samples``.
+    :data:`~dpbandits.limits.MAX_SAMPLES`], as ``dpbandits audit --samples``; None is the
+    audit's own default (:data:`dpbandits.audit.against.AGAINST_SAMPLES`). ``horizon`` None is
+    :func:`default_horizon`.
     """
     from ..reference import get
     from ..reference.engine import check_backend
@@ -79,7 +81,10 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
     cls = get(against)
     if cls.private:
         if epsilon is None:
-            raise DPBanditsError(f"{against} is private: epsilon is required")
+            low, high = limits.EPSILON_RANGE
+            raise DPBanditsError(f"{against} needs its privacy parameter: epsilon is required "
+                                 f"(--epsilon on the command line), a number in "
+                                 f"[{low:g}, {high:g}]")
         epsilon = limits.check_epsilon_range(epsilon, algorithm=against)
     else:
         epsilon = None
@@ -88,11 +93,16 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
         raise DPBanditsError(f"unknown variant {variant!r} for {against}; choose one of {names}")
     if setting is not None and means is not None:
         raise DPBanditsError("give a setting or means, not both")
-    T = limits.check_horizon(horizon, "horizon")
+    if horizon is not None:
+        horizon = limits.check_horizon(horizon, "horizon")
     runs = limits.check_runs(runs, "runs", minimum=MIN_RUNS)
     seed = check_seed(seed)
     alpha = check_probability(alpha, "alpha")
     power = check_probability(power, "power")
+    if audit_samples is None:
+        from ..audit.against import AGAINST_SAMPLES
+
+        audit_samples = AGAINST_SAMPLES
     if audit_samples != 0:
         audit_samples = limits.check_samples(audit_samples, "audit_samples")
     if audit_horizon is not None:
@@ -101,6 +111,8 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
     if means is not None:
         means = check_means(means, "means")
     problem = _problem(cls.feedback == "semi", setting, means, params)
+    T = horizon if horizon is not None else default_horizon(against, problem.K, epsilon, variant,
+                                                               params)
     limits.check_validation_size(runs, T, problem.K, minimum=MIN_RUNS)
     if epsilon is not None and audit_samples:
         from ..audit.against import planned_horizon
@@ -109,6 +121,36 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
         limits.check_audit_size(audit_samples, audit_T, problem.K, horizon=why)
     return Request(against, cls, epsilon, variant, params, problem, T, runs, seed, alpha, power,
                    int(audit_samples), audit_horizon, backend)
+
+
+def default_horizon(against: str, K: int, epsilon: float | None, variant: str | None,
+                    params: dict[str, Any]) -> int:
+    """:data:`~dpbandits.validate.defaults.DEFAULT_HORIZON`, unless ALGO's actions do not depend
+    on the rewards within it (DP-SE at K = 5 releases nothing before round 8126): then twice
+    the horizon from which they do (:func:`dpbandits.audit.against.audit_horizon`, a coupling
+    search on 64 reference runs), so that the comparisons see data-dependent rounds."""
+    from ..audit.against import audit_horizon, first_dependent_round
+
+    if first_dependent_round(against, K, DEFAULT_HORIZON, epsilon, variant, params) is not None:
+        return DEFAULT_HORIZON
+    found_T, first = audit_horizon(against, K, epsilon, variant, params, start=DEFAULT_HORIZON)
+    return DEFAULT_HORIZON if first is None else min(2 * found_T, limits.MAX_HORIZON)
+
+
+def dependence(request: Request) -> dict[str, Any] | None:
+    """None when ALGO's actions depend on the rewards within the request's horizon (some round
+    could differ); otherwise why the behaviour check cannot fail for a data-dependent change,
+    and the horizon from which it could (:func:`dpbandits.audit.against.audit_horizon`)."""
+    from ..audit.against import audit_horizon, first_dependent_round
+
+    args = (request.against, request.K, request.epsilon, request.variant, request.params)
+    if first_dependent_round(request.against, request.K, request.T, *args[2:]) is not None:
+        return None
+    found_T, first = audit_horizon(*args, start=request.T)
+    return {"reason": f"at T = {request.T} the reference's actions do not depend on the rewards "
+                      f"(coupled runs on two tables played the same actions in every round)",
+            "from_horizon": None if first is None else found_T,
+            "first_dependent_round": first}
 
 
 def _problem(semi: bool, setting: str | None, means: np.ndarray | None,

@@ -20,10 +20,14 @@ import numpy as np
 
 from .correction import Comparison
 
-__all__ = ["Validation", "PATH_ONLY"]
+__all__ = ["Validation", "PATH_ONLY", "COULD_NOT_TEST"]
 
 PATH_ONLY = "conforms in outcome, differs in path"
 """The behaviour verdict when only path comparisons (the fixed table) are rejected."""
+
+COULD_NOT_TEST = "could not test"
+"""The behaviour verdict when no comparison is rejected but no round could have differed: the
+reference's actions do not depend on the rewards at this horizon (exit status 3)."""
 
 
 @dataclass
@@ -57,19 +61,40 @@ class Validation:
     super_arm_size: int = 0
     """Semi-bandit ALGO: the size k of every basis, the matroid's rank (0 otherwise); ``K`` is
     then the number L of base arms."""
+    first_action_difference: dict[str, Any] = field(default_factory=dict)
+    """On the fixed table (:func:`~dpbandits.validate.power.first_action_difference`): the first
+    round where the actions differ, exact while both sides are deterministic."""
+    untestable: dict[str, Any] | None = None
+    """Why no round could differ at this horizon and from which horizon one could
+    (:func:`~dpbandits.validate.loading.dependence`); None when some round could."""
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
+    """A differing candidate against the reference under each documented alternative."""
+    power_checks: list[dict[str, Any]] = field(default_factory=list)
+    """A conforming candidate: the reference's planted variants, detected at this size or not."""
 
     @property
     def behaviour(self) -> str:
-        """``conforms`` when Holm's procedure rejects no comparison; ``conforms in outcome,
+        """``conforms`` when Holm's procedure rejects no comparison and some round could have
+        differed (``could not test`` when none could: :attr:`untestable`); ``conforms in outcome,
         differs in path`` when every rejection is a path comparison (the fixed table) and no
         outcome comparison (fresh tables: pull counts, regret, actions) is rejected at the
         detectable effects stated beside it; ``differs`` otherwise."""
         rejected = [c for c in self.comparisons if c.rejected]
         if not rejected:
-            return "conforms"
+            return COULD_NOT_TEST if self.untestable else "conforms"
         if all(c.kind == "path" for c in rejected) and any(c.kind == "outcome" for c in self.comparisons):
             return PATH_ONLY
         return "differs"
+
+    @property
+    def conforming_alternatives(self) -> list[str]:
+        """The documented alternatives under which the candidate conforms."""
+        return [a["change"] for a in self.alternatives if a["behaviour"] == "conforms"]
+
+    @property
+    def undetected(self) -> list[dict[str, Any]]:
+        """The planted variants this size would not have told apart."""
+        return [p for p in self.power_checks if not p["detected"]]
 
     @property
     def rejected(self) -> list[Comparison]:
@@ -84,11 +109,16 @@ class Validation:
         return min(rejected, key=lambda c: (c.t, c.p_value)) if rejected else None
 
     def departure(self, kind: str | None = None) -> int | None:
-        """Estimated first round at which the candidate departs from the reference: the earliest
+        """The first round where the actions differ when it is exact (both sides deterministic
+        on the fixed table up to it, :attr:`first_action_difference`) and ``kind`` is ``path``
+        or None. Otherwise the estimated first round at which the candidate departs from the reference: the earliest
         tested round from which on *every* later tested round of the same kind (``path``,
         ``outcome``, or both when None) has a rejected comparison (Holm over all comparisons at
         family-wise level alpha). A single chance rejection followed by agreement does not move
         it; the departure lies between the tested round before it and it."""
+        exact = self.first_action_difference
+        if kind in (None, "path") and exact.get("exact") and any(c.rejected for c in self.comparisons):
+            return exact["round"]
         chosen = [c for c in self.comparisons if kind is None or c.kind == kind]
         rounds = sorted({c.t for c in chosen})
         hit = {c.t for c in chosen if c.rejected}
@@ -133,8 +163,11 @@ class Validation:
 
     @property
     def exit_status(self) -> int:
-        """0 when :attr:`ok`, 1 otherwise, 3 when ok except that the privacy audit could not
-        test (the command line's exit status)."""
+        """0 when :attr:`ok`, 1 otherwise, 3 when nothing was violated but the behaviour check
+        or the privacy audit could not test (the command line's exit status)."""
+        if self.behaviour == COULD_NOT_TEST and self.privacy != "violation" \
+                and self.regret != "violated":
+            return 3
         if not self.ok:
             return 1
         return 3 if self.privacy == "could not test" else 0
@@ -186,11 +219,16 @@ class Validation:
                              f"{facts['largest_effect']['comparison']}")
         if self.behaviour == PATH_ONLY:
             lines.append("  the outcomes agree within the detectable effects above; only the "
-                         "trajectories differ, as tie breaking or the order of "
-                         "the first pulls do (try --param tie_break=random or "
-                         "--param initial_order=random where ALGO offers them)")
+                         "trajectories differ")
+        lines += self._explanation()
         departs = self.departure()
-        if departs is not None:
+        exact = self.first_action_difference
+        if departs is not None and exact.get("exact") and departs == exact["round"]:
+            lines.append(f"  departure: round {departs}, where the actions first differ on the "
+                         f"fixed table (exact: every run of each side played the same actions "
+                         f"until then; candidate {_action(exact['candidate'])}, reference "
+                         f"{_action(exact['reference'])})")
+        elif departs is not None:
             lines.append(f"  estimated departure: round {departs} (the earliest tested round "
                          f"from which every later tested round has a rejected comparison)")
         rejected = self.rejected
@@ -222,6 +260,54 @@ class Validation:
                          f"({ref.final_ratio:.3g}); {cand.informative_note}")
         return "\n".join(lines)
 
+    def _explanation(self) -> list[str]:
+        """What the alternatives tried, the planted variants or the missing data dependence say."""
+        lines = []
+        if self.untestable and self.behaviour == COULD_NOT_TEST:
+            start = self.untestable["from_horizon"]
+            lines.append(f"  {self.untestable['reason']}: no comparison could reject a change "
+                         f"that only acts on the rewards; "
+                         + (f"they do from round {self.untestable['first_dependent_round']} at "
+                            f"T = {start}: rerun with --horizon {start} or more"
+                            if start else "no horizon searched makes them depend on the rewards"))
+        if self.alternatives:
+            fits = self.conforming_alternatives
+            tried = ", ".join(f"{a['change']}: {a['behaviour']}" for a in self.alternatives)
+            if fits:
+                options = [a["option"] for a in self.alternatives if a["behaviour"] == "conforms"]
+                lines.append(f"  the candidate conforms to the reference with {' / '.join(fits)} "
+                             f"(tried each documented alternative: {tried}); rerun with "
+                             f"{' or '.join(options)}")
+            else:
+                lines.append(f"  no documented alternative of the reference removes the "
+                             f"difference (tried: {tried})")
+        if self.power_checks:
+            caught = [p["change"] for p in self.power_checks if p["detected"]]
+            lines.append(f"  power: of the reference's planted variants run at this size, "
+                         f"{len(caught)} of {len(self.power_checks)} were told apart"
+                         + (f" ({', '.join(caught)})" if caught else ""))
+            for p in self.undetected:
+                where = (f"told apart at T = {p['detected_at']}" if p["detected_at"]
+                         else f"not told apart up to T = {p['tried_up_to']} either")
+                lines.append(f"    NOT told apart at this size: {p['change']} ({where}); "
+                             f"'conforms' does not exclude it")
+        return lines
+
+    def short_summary(self, lines: int) -> list[str]:
+        """At most ``lines`` lines: the verdict's reason, the first rejected comparisons."""
+        out = [line for line in self._explanation() if not line.startswith("    ")][:2]
+        exact = self.first_action_difference
+        if exact.get("exact"):
+            out.append(f"  actions first differ at round {exact['round']} on the fixed table "
+                       f"(candidate {_action(exact['candidate'])}, reference "
+                       f"{_action(exact['reference'])})")
+        rejected = sorted(self.rejected, key=lambda c: (c.t, c.p_value))
+        room = max(lines - len(out) - 1, 1)
+        if rejected:
+            out.append(f"  first of {len(rejected)} rejected comparisons:")
+            out += [f"    {c.describe()}" for c in rejected[:room - 1]]
+        return out[:lines]
+
     def to_dict(self) -> dict[str, Any]:
         first = self.first_difference
         regret = self.curves.get("regret", {})
@@ -237,8 +323,15 @@ class Validation:
                 "behaviour": self.behaviour,
                 "first_difference": None if first is None else first.to_dict(),
                 "departure": self.departure(),
-                "departure_rule": "the earliest tested round from which every later tested round "
-                                  "has a rejected comparison (Holm, family-wise level alpha)",
+                "departure_rule": "the first round where the actions differ on the fixed table, "
+                                  "when both sides are deterministic until then (exact); "
+                                  "otherwise the earliest tested round from which every later "
+                                  "tested round has a rejected comparison (Holm, family-wise "
+                                  "level alpha)",
+                "first_action_difference": self.first_action_difference or None,
+                "untestable": self.untestable,
+                "alternatives": self.alternatives,
+                "power_checks": self.power_checks,
                 "evidence": self.evidence(),
                 "rejected": [c.to_dict() for c in self.rejected],
                 "privacy": self.privacy, "privacy_note": self.privacy_note,
@@ -249,3 +342,10 @@ class Validation:
                 "regret_checks": [{"bound": e["bound"], "candidate": e["candidate"].to_dict(),
                                    "reference": e["reference"].to_dict()} for e in self.regret_checks],
                 "regret_curves": curves}
+
+
+def _action(value: Any) -> str:
+    """An arm, or a super arm as its set of base arms."""
+    if isinstance(value, list):
+        return str(value[0]) if len(value) == 1 else "{" + ", ".join(map(str, value)) + "}"
+    return str(value)

@@ -135,6 +135,10 @@ class DPSE(PolicyBase):
     variants = (Variant("paper", "DP-SE as reconstructed in docs/algorithms/dp-se.md; no erratum"),)
 
     kernel = "dp_se"
+    noise_scale = 1.0
+    """A factor on the Laplace scale of l.7; 1 is DP-SE. Other values are planted variants only
+    (what ``validate`` runs to state its power: ``planted_changes``); the kernel refuses them."""
+    planted_changes = {"noise scale x 1/2": {"noise_scale": 0.5}}
     parameter_domains = {
         "rounding": "'ceil' (R_e = ceil(max{...}), the reconstruction), 'plus-one' "
                     "(floor(max{...}) + 1) or 'ceil-plus-one' (ceil(max{...}) + 1, one pull per "
@@ -228,6 +232,8 @@ class DPSE(PolicyBase):
         R = self.R[i]
         run, arm = np.nonzero(active)                  # one draw per (run, active arm)
         scale = 1.0 / (self.epsilon * R[run])
+        if self.noise_scale != 1.0:                    # a planted variant
+            scale = self.noise_scale * scale
         noise = laplace(self.rng, scale, run.size)
         mu = np.full(active.shape, -np.inf)
         mu[run, arm] = release(self.sums[i[run], arm] / R[run], noise)                  # [l.7]

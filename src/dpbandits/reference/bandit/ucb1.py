@@ -55,6 +55,10 @@ class UCB1(PolicyBase):
     private = False
 
     kernel = "ucb1"
+    radius_scale = 1.0
+    """A factor on the radius of l.3; 1 is UCB1. Other values are planted variants only (what
+    ``validate`` runs to state its power: ``planted_changes``); the kernel refuses them."""
+    planted_changes = {"radius x 1/2": {"radius_scale": 0.5}, "radius x 2": {"radius_scale": 2.0}}
     parameter_domains = {
         "log_round": "'t' (ln t of the current round, as Tossou and Dimitrakakis write it) or "
                      "'t-1' (ln(t - 1), the plays so far: Auer et al.'s Fig. 1 and public UCB1s)"}
@@ -86,7 +90,10 @@ class UCB1(PolicyBase):
                 return self.first_pulls[:, t - 1]                     # [l.2]
             return np.full(self.runs, t - 1)                          # [l.2]
         n = t if self.log_round == "t" else max(t - 1, 1)             # deviation 1
-        index = self.s / self.n + np.sqrt(2.0 * math.log(n) / self.n)  # [l.3]
+        radius = np.sqrt(2.0 * math.log(n) / self.n)
+        if self.radius_scale != 1.0:                                  # a planted variant
+            radius = self.radius_scale * radius
+        index = self.s / self.n + radius                              # [l.3]
         return self.argmax(index)
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:

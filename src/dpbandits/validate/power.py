@@ -1,0 +1,278 @@
+"""What a validation could tell apart: the exact first difference, the reference's documented
+alternatives tried against a differing candidate, and the reference's planted variants.
+
+* :func:`first_action_difference`: on the fixed table, the first round at which the candidate's
+  actions differ from the reference's, exact where it can be: while every run of each side played
+  the same action (a deterministic stretch, as UCB1 on a fixed table or DP-SE before its first
+  release), the first round where the two common actions differ is where the candidate departs,
+  with certainty. After the reference's runs start to vary, a difference is statistical and is
+  left to the comparisons.
+* :func:`try_alternatives`: when a candidate differs, the reference is run with each documented
+  alternative value of its parameters (the values its parameter domain enumerates, one change at
+  a time, at most :data:`MAX_TRIES`) and the candidate is compared with each under the same Holm
+  correction; the alternatives under which it conforms are named. This replaces guessing at what
+  might explain a difference.
+* :func:`planted_power`: when a candidate conforms, the reference's own planted variants (its
+  documented alternatives, epsilon x 2 and x 1/2 for a private ALGO, and the changes the
+  algorithm declares in ``planted_changes``, e.g. a radius x 1/2) are run at the same size and
+  compared with the reference's samples as a candidate would be. A variant with no rejection is
+  one this size would not have told apart; it is retried at 4 T and 16 T to name a size that
+  would. Each planted variant costs one reference-sized sample pair and its comparisons.
+
+The tries and the planted variants draw from their own children of the validation's seed, so the
+validation's own samples and verdict do not move.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MAX_TRIES", "GROWTH", "Change", "first_action_difference", "alternatives",
+           "plants", "try_alternatives", "planted_power"]
+
+MAX_TRIES = 6
+"""Most alternatives tried on a differing candidate (each costs one reference sample pair)."""
+
+GROWTH = (4, 16)
+"""Horizons, as multiples of T, at which an undetected planted variant is retried."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of the reference: parameters, an epsilon factor, or planted attributes."""
+
+    description: str
+    params: tuple[tuple[str, Any], ...] = ()
+    epsilon_factor: float = 1.0
+    attributes: tuple[tuple[str, Any], ...] = ()
+    variant: str | None = None
+
+    @property
+    def option(self) -> str:
+        """How a user asks for it on the command line (empty for planted attributes)."""
+        if self.attributes or self.epsilon_factor != 1.0:
+            return ""
+        if self.variant is not None:
+            return f"--variant {self.variant}"
+        return " ".join(f"--param {k}={v}" for k, v in self.params)
+
+
+def first_action_difference(cand: np.ndarray, ref: np.ndarray) -> dict[str, Any]:
+    """The first round where the actions on the fixed table differ, and whether it is exact.
+
+    ``exact``: every run of both sides played one common action in every earlier round and in
+    this one, and the two common actions differ (round, both actions). Otherwise ``round`` is the
+    last round of the common deterministic stretch + 1 (where the reference's or the candidate's
+    runs start to vary) and ``exact`` is False: from there on the comparisons decide."""
+    n_c, T = cand.shape[:2]
+    flat_c, flat_r = cand.reshape(n_c, T, -1), ref.reshape(ref.shape[0], T, -1)
+    same_c = (flat_c == flat_c[:1]).all(axis=(0, 2))
+    same_r = (flat_r == flat_r[:1]).all(axis=(0, 2))
+    common = same_c & same_r
+    agree = (flat_c[0] == flat_r[0]).all(axis=1)
+    stretch = np.flatnonzero(~common)
+    end = int(stretch[0]) if stretch.size else T           # rounds 1..end are deterministic
+    differs = np.flatnonzero(~agree[:end])
+    if differs.size:
+        t = int(differs[0])
+        return {"round": t + 1, "exact": True,
+                "candidate": flat_c[0, t].tolist(), "reference": flat_r[0, t].tolist(),
+                "deterministic_until": end}
+    return {"round": None if end == T else end + 1, "exact": False,
+            "deterministic_until": end}
+
+
+def _enumerated(domain: str) -> list[Any]:
+    """The values a parameter domain enumerates ('a' or 'b', 1 or 0.5); [] for a range."""
+    if "number" in domain:
+        return []
+    text, previous = domain, None
+    while text != previous:                    # innermost parentheses first: they may nest
+        previous, text = text, re.sub(r"\([^()]*\)", "", text)
+    values: list[Any] = []
+    for quoted, number in re.findall(r"'([^']+)'|(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])", text):
+        if quoted:
+            values.append(quoted)
+        else:
+            values.append(float(number) if "." in number else int(number))
+    return values
+
+
+def alternatives(cls: type, variant: str | None, params: dict[str, Any]) -> list[Change]:
+    """Every documented alternative of ALGO, one change at a time: each other value of each
+    enumerated parameter (not given by the user: a given value is the user's choice), then each
+    other variant."""
+    from ..reference.domains import parameters_of
+
+    changes = []
+    for parameter in parameters_of(cls):
+        if parameter.name in params:
+            continue
+        for value in _enumerated(parameter.domain):
+            if value != parameter.default and str(value) != str(parameter.default):
+                changes.append(Change(f"{parameter.name}={value}", ((parameter.name, value),)))
+    names = [v.name for v in cls.variants]
+    for name in names:
+        if len(names) > 1 and name != (variant or names[0]):
+            changes.append(Change(f"variant {name}", variant=name))
+    return changes
+
+
+def plants(cls: type, variant: str | None, params: dict[str, Any],
+           epsilon: float | None) -> list[Change]:
+    """The reference's planted variants: its own declared changes (``planted_changes``: a
+    description -> attributes set on the built policy), epsilon x 2 and x 1/2 for a private
+    ALGO, and its documented alternatives."""
+    changes = [Change(description, attributes=tuple(sorted(attributes.items())))
+               for description, attributes in getattr(cls, "planted_changes", {}).items()]
+    if epsilon is not None:
+        changes += [Change("epsilon x 2", epsilon_factor=2.0),
+                    Change("epsilon x 1/2", epsilon_factor=0.5)]
+    return changes + alternatives(cls, variant, params)
+
+
+@dataclass(frozen=True)
+class _Planted:
+    """An engine factory: ALGO's factory whose built policies get ``attributes`` set."""
+
+    factory: Any
+    attributes: tuple[tuple[str, Any], ...]
+
+    def __call__(self, runs, rng):
+        policy = self.factory(runs, rng)
+        for key, value in self.attributes:
+            setattr(policy, key, value)
+        return policy
+
+
+def _reference_samples(request: Any, change: Change, T: int, table: Any,
+                       seeds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The changed reference's runs on the fixed ``table`` and on the ``fresh`` tables."""
+    from ..audit.mechanism import RegistryMechanism
+    from ..reference import simulate, spec
+
+    epsilon = None if request.epsilon is None else request.epsilon * change.epsilon_factor
+    params = {**request.params, **dict(change.params)}
+    variant = change.variant or request.variant
+    backend = "reference" if change.attributes else request.backend
+    runs, problem = request.runs, request.problem
+    mechanism = RegistryMechanism(request.against, request.K, epsilon, variant, params, T=T,
+                                  backend=backend)
+    factory, source, T_job, n = mechanism._job(table, runs)   # the fixed table as ALGO reads it
+    if change.attributes:
+        factory = _Planted(factory, change.attributes)
+    fixed = simulate(factory, source, T_job, runs=n, seed=seeds[0], record_actions=True,
+                     backend=backend).actions
+    fresh_factory = spec(request.against, request.K, epsilon=epsilon, variant=variant, T=T,
+                         **params)
+    if change.attributes:
+        fresh_factory = _Planted(fresh_factory, change.attributes)
+    stacked = simulate(fresh_factory, problem.source, T, runs=runs, seed=seeds[1],
+                       record_actions=True, backend=backend).actions
+    return (problem.checked(fixed, runs, T, change.description),
+            problem.checked(stacked, runs, T, change.description))
+
+
+def _verdict(problem: Any, samples: dict[str, tuple[np.ndarray, np.ndarray]], alpha: float,
+             power: float, rng: np.random.Generator) -> tuple[str, list]:
+    """Behaviour of the first member of each pair against the second, under Holm at ``alpha``."""
+    from .correction import corrected
+    from .summary import PATH_ONLY
+
+    rows = [row for name, (c, r) in samples.items() for row in problem.compare(name, c, r, rng)]
+    comparisons = corrected(rows, alpha, power)
+    rejected = [c for c in comparisons if c.rejected]
+    if not rejected:
+        return "conforms", comparisons
+    if all(c.kind == "path" for c in rejected):
+        return PATH_ONLY, comparisons
+    return "differs", comparisons
+
+
+def _seeds(sequence: np.random.SeedSequence, count: int) -> list[tuple[int, int]]:
+    return [tuple(int(c.generate_state(1)[0]) for c in child.spawn(2))
+            for child in sequence.spawn(count)]
+
+
+def try_alternatives(request: Any, candidate_samples: dict[str, tuple[np.ndarray, np.ndarray]],
+                     table: Any, sequence: np.random.SeedSequence,
+                     say=lambda message: None) -> list[dict[str, Any]]:
+    """The candidate's samples against the reference under each documented alternative (at most
+    :data:`MAX_TRIES`): one dict per try with the change, the verdict and the rejections."""
+    changes = alternatives(request.cls, request.variant, request.params)[:MAX_TRIES]
+    if not changes:
+        return []
+    rng = np.random.default_rng(sequence.spawn(1)[0])
+    out = []
+    for change, seeds in zip(changes, _seeds(sequence, len(changes))):
+        say(f"behaviour: trying the reference with {change.description}")
+        fixed, fresh = _reference_samples(request, change, request.T, table, seeds)
+        samples = {"fixed": (candidate_samples["fixed"][0], fixed),
+                   "fresh": (candidate_samples["fresh"][0], fresh)}
+        verdict, comparisons = _verdict(request.problem, samples, request.alpha, request.power, rng)
+        out.append({"change": change.description, "option": change.option, "behaviour": verdict,
+                    "rejected": sum(c.rejected for c in comparisons),
+                    "comparisons": len(comparisons),
+                    "first_difference": first_action_difference(samples["fixed"][0], fixed)})
+    return out
+
+
+def planted_power(request: Any, reference_samples: dict[str, tuple[np.ndarray, np.ndarray]],
+                  table: Any, sequence: np.random.SeedSequence,
+                  say=lambda message: None) -> list[dict[str, Any]]:
+    """Each planted variant of the reference as a candidate against the reference's own samples
+    at the validation's size: detected (some comparison rejected) or not; an undetected one is
+    retried at :data:`GROWTH` multiples of T (fresh samples of both) to name a size that would."""
+    from .. import limits
+
+    changes = plants(request.cls, request.variant, request.params, request.epsilon)
+    if not changes:
+        return []
+    rng = np.random.default_rng(sequence.spawn(1)[0])
+    out = []
+    for change, seeds in zip(changes, _seeds(sequence, len(changes))):
+        say(f"power: planted {change.description}")
+        fixed, fresh = _reference_samples(request, change, request.T, table, seeds)
+        samples = {"fixed": (fixed, reference_samples["fixed"][1]),
+                   "fresh": (fresh, reference_samples["fresh"][1])}
+        verdict, comparisons = _verdict(request.problem, samples, request.alpha, request.power, rng)
+        row = {"change": change.description, "option": change.option, "detected": verdict != "conforms",
+               "behaviour": verdict, "rejected": sum(c.rejected for c in comparisons),
+               "comparisons": len(comparisons), "detected_at": None, "tried_up_to": request.T}
+        if verdict == "conforms":
+            row["detected_at"] = _detecting_horizon(request, change, seeds, rng, limits, row)
+        out.append(row)
+    return out
+
+
+def _detecting_horizon(request: Any, change: Change, seeds: tuple[int, int],
+                       rng: np.random.Generator, limits: Any, row: dict[str, Any]) -> int | None:
+    """The first horizon in :data:`GROWTH` x T at which the planted variant is told apart from
+    the reference (both sampled afresh there), or None."""
+    from ..errors import DPBanditsError
+
+    for factor in GROWTH:
+        T = request.T * factor
+        try:
+            limits.check_validation_size(request.runs, T, request.K)
+        except DPBanditsError:
+            break
+        try:
+            table = request.problem.table(T, np.random.default_rng(seeds[0] + factor))
+            ref_fixed, ref_fresh = _reference_samples(request, Change("reference"), T, table,
+                                                      (seeds[1] + factor, seeds[1] + 2 * factor))
+            fixed, fresh = _reference_samples(request, change, T, table,
+                                              (seeds[0] + 3 * factor, seeds[1] + 4 * factor))
+        except DPBanditsError:
+            break
+        verdict, _ = _verdict(request.problem, {"fixed": (fixed, ref_fixed),
+                                                "fresh": (fresh, ref_fresh)},
+                              request.alpha, request.power, rng)
+        row["tried_up_to"] = T
+        if verdict != "conforms":
+            return T
+    return None
