@@ -110,14 +110,14 @@ class Validation:
 
     def departure(self, kind: str | None = None) -> int | None:
         """The first round where the actions differ when it is exact (both sides deterministic
-        on the fixed table up to it, :attr:`first_action_difference`) and ``kind`` is ``path``
-        or None. Otherwise the estimated first round at which the candidate departs from the reference: the earliest
+        on the fixed table up to it, :attr:`first_action_difference`) and ``kind`` is None.
+        Otherwise (and per kind) the estimated first round at which the candidate departs from the reference: the earliest
         tested round from which on *every* later tested round of the same kind (``path``,
         ``outcome``, or both when None) has a rejected comparison (Holm over all comparisons at
         family-wise level alpha). A single chance rejection followed by agreement does not move
         it; the departure lies between the tested round before it and it."""
         exact = self.first_action_difference
-        if kind in (None, "path") and exact.get("exact") and any(c.rejected for c in self.comparisons):
+        if kind is None and exact.get("exact") and any(c.rejected for c in self.comparisons):
             return exact["round"]
         chosen = [c for c in self.comparisons if kind is None or c.kind == kind]
         rounds = sorted({c.t for c in chosen})
