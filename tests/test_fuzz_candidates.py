@@ -7,7 +7,11 @@ a candidate file that misbehaves in one place (at import, in ``__init__``, in ``
 ``RecursionError``, an ordinary exception), kills itself with a signal, closes its descriptors,
 writes to them, returns an invalid action, sleeps past ``--timeout`` (the full suite only), or
 does something harmless for the auditor: prints to its standard output or error (also text that
-looks like JSON), or rewrites the row it was given. The fast subset runs by default; ``-m fuzz``
+looks like JSON), or rewrites the row it was given. The candidate has one of the shapes
+``--python`` recognises (docs/audit-protocol.md#python-protocols): act/observe, a
+full-information ``observe(t, row)``, SMPyBandits' ``choice``/``getReward``, a MABWiser-style
+``fit``/``predict``/``partial_fit`` or ``step(last_reward, last_arm)``; in the choosing method it
+may also draw from a generator shared by the runs a process serves (reported: harmful). The fast subset runs by default; ``-m fuzz``
 runs the full suite (more examples, ``validate`` too, sleeping candidates).
 
 What every case must give: a misbehaving candidate ends ``audit`` and ``validate`` with exit
@@ -64,27 +68,58 @@ REWRITE = ("holder = row if row.base is None else row.base; holder.setflags(writ
 
 SLEEP = "time.sleep(60)"
 
+SHARED_DRAW = "return int(_SHARED.integers(2))"
+"""In act: a draw from a generator built at import, shared by every run of a host process."""
+
+SHAPES = {
+    # shape: (feedback, header of the class, the choosing method, the observing method)
+    "act-observe": ("full", "    def act(self, t):", "    def observe(self, t, arm, row):"),
+    "observe-row": ("full", "    def act(self, t):", "    def observe(self, t, row):"),
+    "smpybandits": ("bandit", "    def choice(self):\n        t = self.t",
+                    "    def getReward(self, arm, row):\n        self.t += 1; t = self.t - 1"),
+    "mabwiser": ("bandit", "    def predict(self):\n        t = self.t",
+                 "    def partial_fit(self, decisions, rewards):\n        self.t += 1; t = self.t - 1\n"
+                 "        row = rewards\n        if False:\n            pass"),
+    "step": ("bandit", "    def step(self, last_reward, last_arm):\n        t = self.t; self.t += 1\n"
+             "        if t > 1:\n            self._seen(t - 1, last_reward)",
+             "    def _seen(self, t, row):"),
+}
+"""The shapes a candidate may have, each written so that round t's call sees ``t`` and
+(observing) ``row``."""
+
 _names = itertools.count()
 
 
 @st.composite
 def candidates(draw, full: bool = False):
     """(source text, harmful): a candidate that misbehaves once, in one place."""
+    shape = draw(st.sampled_from(sorted(SHAPES)))
+    feedback, act_header, observe_header = SHAPES[shape]
     where = draw(st.sampled_from(["import", "init", "act", "observe"]))
     kinds = dict(HARMFUL, **HARMLESS)
     if full:
         kinds["sleep"] = st.just(SLEEP)
     if where == "act":
         kinds["invalid"] = INVALID_ACTIONS.map(lambda value: f"return {value}")
-    if where == "observe":
+        kinds["shared"] = st.just(SHARED_DRAW)
+    if where == "observe" and feedback == "full":
         kinds["rewrite"] = st.just(REWRITE)
     kind = draw(st.sampled_from(sorted(kinds)))
     statement = draw(kinds[kind])
     round_ = draw(st.integers(1, 3))
     body = {place: "pass" for place in ("import", "init", "act", "observe")}
     body[where] = statement
+    observing = [observe_header or "    def observe(self, t, arm, row):",
+                 f"        if t == {round_}:",
+                 f"            {body['observe']}"]
+    mabwiser = ["    arms = [0, 1]",
+                "    is_contextual = False",
+                "    def fit(self, decisions, rewards):",
+                "        self.t = len(decisions) + 1"] if shape == "mabwiser" else []
     source = "\n".join([
         "import os, signal, sys, time",
+        "import numpy as np",
+        "_SHARED = np.random.default_rng(7)",
         "def _open(fd):",
         "    try:",
         "        os.fstat(fd)",
@@ -94,17 +129,17 @@ def candidates(draw, full: bool = False):
         body["import"],
         "class C:",
         "    def __init__(self, K, rng=None):",
+        "        self.t = 1",
         f"        {body['init']}",
-        "    def act(self, t):",
+        *mabwiser,
+        act_header,
         f"        if t == {round_}:",
         f"            {body['act']}",
         "        return 0",
-        "    def observe(self, t, arm, row):",
-        f"        if t == {round_}:",
-        f"            {body['observe']}",
+        *observing,
         "",
     ])
-    return source, kind not in HARMLESS and kind != "rewrite"
+    return source, kind not in HARMLESS and kind != "rewrite", feedback
 
 
 def _run_cli(argv: list[str]) -> tuple[int, str, str]:
@@ -114,18 +149,19 @@ def _run_cli(argv: list[str]) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def _check(command: str, case: tuple[str, bool]) -> None:
-    source, harmful = case
+def _check(command: str, case: tuple[str, bool, str]) -> None:
+    source, harmful, feedback = case
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"fuzzed_{next(_names)}.py"
         path.write_text(source)
         target = f"{path}:C"
         if command == "audit":
-            argv = ["audit", "--python", target, "--feedback", "full", "--claim-epsilon", "1",
+            argv = ["audit", "--python", target, "--feedback", feedback, "--claim-epsilon", "1",
                     "--arms", "2", "--samples", "100", "--horizon", "3", "--timeout", "3",
                     "--json", "--no-progress"]
         else:
-            argv = ["validate", "--python", target, "--against", "ftl", "--means", "0.7", "0.3",
+            against = "ftl" if feedback == "full" else "ucb1"
+            argv = ["validate", "--python", target, "--against", against, "--means", "0.7", "0.3",
                     "--runs", "20", "--horizon", "6", "--audit-samples", "0", "--timeout", "3",
                     "--out", str(Path(folder) / "out"), "--json", "--no-progress"]
         status, out, err = _run_cli(argv)
