@@ -127,9 +127,9 @@ FAILURE_LINES = 10
 
 
 def _audit_samples() -> int:
-    from .audit.against import AGAINST_SAMPLES
+    from .validate.defaults import DEFAULT_AUDIT_SAMPLES
 
-    return AGAINST_SAMPLES
+    return DEFAULT_AUDIT_SAMPLES
 
 
 def _command(candidate: Any, against: str, epsilon, params, setting, means, horizon: int,

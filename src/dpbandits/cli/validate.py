@@ -11,18 +11,12 @@ import sys
 
 from .. import limits
 from ..errors import DPBanditsError
-from ..validate.defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
+from ..validate.defaults import DEFAULT_AUDIT_SAMPLES, DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
 from .options import (add_backend, add_candidate_options, add_json, add_out, add_progress,
                       add_seed, add_workers, auto_integer, check_out, epsilon, integer,
                       parse_params, probability, samples_or_zero, say_for, unit_number)
 
 HELP = "validate a third-party implementation against a reference algorithm"
-
-
-def _audit_default() -> int:
-    from ..audit.against import AGAINST_SAMPLES
-
-    return AGAINST_SAMPLES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,8 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default %(default)s)")
     parser.add_argument("--audit-samples", type=samples_or_zero, default=None,
                         help=f"test runs per side of the privacy audit, at least "
-                             f"{limits.MIN_SAMPLES}; 0 skips it (default: the audit's own, "
-                             f"{_audit_default()})")
+                             f"{limits.MIN_SAMPLES}; 0 skips it (default {DEFAULT_AUDIT_SAMPLES})")
     parser.add_argument("--audit-horizon", type=auto_integer(1, limits.MAX_HORIZON), default=None,
                         help="rounds T of the audit's neighbouring tables (default auto: the "
                              "horizon that reaches ALGO's first data-dependent output)")

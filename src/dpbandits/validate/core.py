@@ -114,8 +114,8 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         Family-wise level of the behavioural comparisons (also the audit's and the regret
         check's level), and the power at which detectable effects are reported.
     audit_samples, audit_horizon
-        Test runs per side of the privacy audit (0 skips it; None: the audit's own default,
-        :data:`dpbandits.audit.against.AGAINST_SAMPLES`) and its horizon (None: the horizon
+        Test runs per side of the privacy audit (0 skips it; None:
+        :data:`~dpbandits.validate.defaults.DEFAULT_AUDIT_SAMPLES`) and its horizon (None: the horizon
         that reaches ALGO's first data-dependent output,
         :func:`dpbandits.audit.against.audit_horizon`).
     backend

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import limits
 from ..errors import DPBanditsError, check_means, check_probability, check_seed
-from .defaults import DEFAULT_HORIZON, DEFAULT_RUNS, MIN_RUNS
+from .defaults import DEFAULT_AUDIT_SAMPLES, DEFAULT_HORIZON, DEFAULT_RUNS, MIN_RUNS
 
 __all__ = ["Request", "check_request", "semi_bandit_matroid", "default_horizon", "dependence"]
 
@@ -69,7 +69,7 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
 
     ``audit_samples`` is 0 (no audit) or in [:data:`~dpbandits.limits.MIN_SAMPLES`,
     :data:`~dpbandits.limits.MAX_SAMPLES`], as ``dpbandits audit --samples``; None is the
-    audit's own default (:data:`dpbandits.audit.against.AGAINST_SAMPLES`). ``horizon`` None is
+    default, :data:`~dpbandits.validate.defaults.DEFAULT_AUDIT_SAMPLES`. ``horizon`` None is
     :func:`default_horizon`.
     """
     from ..reference import get
@@ -100,9 +100,7 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
     alpha = check_probability(alpha, "alpha")
     power = check_probability(power, "power")
     if audit_samples is None:
-        from ..audit.against import AGAINST_SAMPLES
-
-        audit_samples = AGAINST_SAMPLES
+        audit_samples = DEFAULT_AUDIT_SAMPLES
     if audit_samples != 0:
         audit_samples = limits.check_samples(audit_samples, "audit_samples")
     if audit_horizon is not None:
