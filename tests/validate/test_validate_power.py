@@ -1,0 +1,107 @@
+"""What a validation could tell apart: the documented alternatives tried on a differing
+candidate, the exact departure, 'could not test' where no round depends on the rewards, and
+the short failure of ``assert_conforms``.
+
+Kinds: statistical (fixed seeds; a candidate with the reference's law is rejected with
+probability at most alpha = 0.05 per validation, which is the error rate each test guards),
+exact (the deterministic departure and the data-independent horizon).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpbandits.audit.mechanism import RegistryMechanism
+from dpbandits.testing import FAILURE_LINES, assert_conforms
+from dpbandits.validate import validate
+from dpbandits.validate.power import alternatives, first_action_difference
+from dpbandits.reference import get
+
+
+class AuerUCB1:
+    """UCB1 with ln(t - 1), the plays so far (Auer et al., Fig. 1), as public UCB1s write it."""
+
+    def __init__(self, K, T, epsilon=None, rng=None):
+        self.K, self.s, self.n = K, np.zeros(K), np.zeros(K)
+
+    def act(self, t):
+        if t <= self.K:
+            return t - 1
+        return int(np.argmax(self.s / self.n + np.sqrt(2 * math.log(t - 1) / self.n)))
+
+    def observe(self, t, arm, x):
+        self.s[arm] += x
+        self.n[arm] += 1
+
+
+class HalfRadiusUCB1(AuerUCB1):
+    def act(self, t):
+        if t <= self.K:
+            return t - 1
+        return int(np.argmax(self.s / self.n + 0.5 * np.sqrt(2 * math.log(t) / self.n)))
+
+
+@pytest.mark.exact
+def test_alternatives_are_the_enumerated_values_not_given():
+    assert [c.description for c in alternatives(get("ucb1"), None, {})] == [
+        "tie_break=random", "initial_order=random", "log_round=t-1"]
+    assert "log_round=t-1" not in [c.description for c in
+                                   alternatives(get("ucb1"), None, {"log_round": "t"})]
+    assert "rounding=ceil-plus-one" in [c.description for c in alternatives(get("dp-se"), None, {})]
+
+
+@pytest.mark.exact
+def test_first_action_difference_is_exact_while_both_sides_are_deterministic():
+    ref = np.tile([0, 1, 2, 0, 0], (4, 1))
+    cand = np.tile([0, 1, 2, 1, 0], (4, 1))
+    assert first_action_difference(cand, ref)["round"] == 4
+    assert first_action_difference(cand, ref)["exact"]
+    varying = ref.copy()
+    varying[0, 2] = 1                    # the reference's runs vary from round 3 on
+    found = first_action_difference(cand, varying)
+    assert not found["exact"] and found["round"] == 3
+
+
+@pytest.mark.statistical
+def test_a_ln_t_minus_one_ucb1_is_told_which_parameter_removes_the_difference():
+    result = validate(AuerUCB1, "ucb1", horizon=1000, runs=200, seed=0, audit_samples=0)
+    assert result.behaviour != "conforms"
+    assert result.conforming_alternatives == ["log_round=t-1"], result.summary()
+    assert "--param log_round=t-1" in result.summary()
+    assert result.first_action_difference["exact"]
+    assert result.departure() == result.first_action_difference["round"]
+
+
+@pytest.mark.statistical
+def test_a_conforming_candidate_states_which_planted_variants_it_tells_apart():
+    result = validate(AuerUCB1, "ucb1", params={"log_round": "t-1"}, horizon=600, runs=60,
+                      seed=1, audit_samples=0)
+    assert result.behaviour == "conforms", result.summary()
+    told = {p["change"]: p["detected"] for p in result.power_checks}
+    assert told["radius x 1/2"] and told["radius x 2"], result.summary()
+    assert "power: of the reference's planted variants" in result.summary()
+
+
+@pytest.mark.exact
+def test_dp_se_below_its_first_release_could_not_test():
+    """DP-SE at K = 5, T = 1000 releases nothing: every comparison has p = 1 and the verdict is
+    'could not test' (exit 3), naming the horizon from which its actions depend on the rewards."""
+    candidate = RegistryMechanism("dp-se", 5, 1.0, T=1000)
+    result = validate(candidate, "dp-se", epsilon=1.0, horizon=1000, runs=20, audit_samples=0)
+    assert result.behaviour == "could not test" and result.exit_status == 3
+    assert result.untestable["from_horizon"] > 8000
+    assert "rerun with --horizon" in result.summary()
+
+
+@pytest.mark.statistical
+def test_assert_conforms_fails_in_at_most_ten_lines_with_the_command():
+    with pytest.raises(AssertionError) as caught:
+        assert_conforms(HalfRadiusUCB1, "ucb1", horizon=600, runs=60, seed=1)
+    lines = str(caught.value).splitlines()
+    assert len(lines) <= FAILURE_LINES
+    assert lines[-1].startswith("every comparison: dpbandits validate --python")
+    assert "HalfRadiusUCB1" in lines[-1] and "--horizon 600" in lines[-1]
+    assert any("rejected" in line for line in lines)
