@@ -17,6 +17,7 @@ import sys
 import time
 
 from .. import limits
+from ..audit.against import AGAINST_SAMPLES
 from ..audit.external import DEFAULT_TIMEOUT
 from ..errors import DPBanditsError
 from ..files import atomic_write
@@ -28,7 +29,7 @@ from .options import (add_backend, add_candidate_options, FOUND, NOT_TESTED, OK,
 
 HELP = "estimate a lower bound on epsilon and test the claim"
 
-SAMPLES = {"algorithm": 50_000, "all": 20_000, "command": 20_000, "against": 2_000}
+SAMPLES = {"algorithm": 50_000, "all": 20_000, "command": 20_000, "against": AGAINST_SAMPLES}
 """Test-sample runs per side that ``--samples auto`` means, for ALGO, --all, a candidate
 (--command or --python) and a candidate audited --against ALGO."""
 
