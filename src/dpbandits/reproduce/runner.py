@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import DPBanditsError, check_positive_int
+from ..pools import process_pool
 from ..files import write_atomically
 from .claims import Cells, Verdict, judge
 from .experiment import SIZES, Experiment, Line
@@ -207,7 +208,7 @@ def _run_jobs(jobs: list[_Job], workers: int, client, say, owner: dict, seconds:
         for i, job in enumerate(jobs):
             done(job, _simulate_cell(job, client), i + 1)
         return
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+    with process_pool(min(workers, len(jobs))) as pool:
         futures = {pool.submit(_simulate_cell, job): job for job in jobs}
         for i, future in enumerate(as_completed(futures)):
             done(futures[future], future.result(), i + 1)
