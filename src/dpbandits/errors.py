@@ -21,6 +21,8 @@ __all__ = [
     "check_table",
     "check_means",
     "check_seed",
+    "check_rng",
+    "check_real",
 ]
 
 
@@ -28,8 +30,19 @@ class DPBanditsError(ValueError):
     """An argument given to dpbandits is invalid; the message names the argument."""
 
 
+def check_real(value: Any, name: str, expected: str) -> None:
+    """Refuse a value that is not a real number before any conversion: a bool, a complex number
+    (``float(numpy.complex128(1))`` would drop the imaginary part with only a warning) or a
+    text with digit-group underscores (``float("1_0")`` is 10; the command line refuses it, and
+    so does every other entry point). ``expected`` says what was expected, for the message."""
+    if isinstance(value, (bool, np.bool_, complex, np.complexfloating)) or (
+            isinstance(value, str) and "_" in value):
+        raise DPBanditsError(f"{name} must be {expected}, got {_short(value)}")
+
+
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
     """Return ``epsilon`` as a float after checking ``0 < epsilon < inf``."""
+    check_real(epsilon, name, "a positive number")
     try:
         value = float(epsilon)
     except (TypeError, ValueError):
@@ -41,8 +54,7 @@ def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
 
 def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
     """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
-    if isinstance(value, bool):
-        raise DPBanditsError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    check_real(value, name, f"an integer >= {minimum}")
     if isinstance(value, (int, np.integer)):     # exact: never through a float (seeds > 2^53)
         if int(value) < minimum:
             raise DPBanditsError(f"{name} must be an integer >= {minimum}, got {_short(value)}")
@@ -59,6 +71,7 @@ def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
 def check_probability(value: Any, name: str, *, open_left: bool = True,
                       open_right: bool = True) -> float:
     """Return ``value`` as a float in (0, 1) (ends included where ``open_*`` is False)."""
+    check_real(value, name, "a number in (0, 1)")
     try:
         p = float(value)
     except (TypeError, ValueError):
@@ -123,6 +136,17 @@ def check_seed(value: Any, name: str = "seed") -> int:
     if seed >= 2 ** 128:
         raise DPBanditsError(f"{name} must be an integer in [0, 2^128), got {_short(value)}")
     return seed
+
+
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """Return ``rng`` as a Generator: a Generator as it is, or a seed (:func:`check_seed`) made
+    into one. ``None`` is refused: randomness must be explicit."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (bool, float, np.floating)) or not isinstance(rng, (int, np.integer)):
+        raise DPBanditsError(f"{name} must be a numpy.random.Generator or an integer seed in "
+                             f"[0, 2^128), got {_short(rng)}")
+    return np.random.default_rng(check_seed(rng, f"{name} (a seed)"))
 
 
 def _short(value: Any, limit: int = 40) -> str:

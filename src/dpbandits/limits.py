@@ -68,7 +68,10 @@ AUDIT_WORK_BUDGET = 10 ** 10
 
 def check_epsilon_range(epsilon: float, name: str = "epsilon", algorithm: str | None = None) -> float:
     """Return ``epsilon`` after checking it lies in :data:`EPSILON_RANGE`."""
+    from .errors import check_real
+
     low, high = EPSILON_RANGE
+    check_real(epsilon, name, f"a number in [{low:g}, {high:g}]")
     try:
         value = float(epsilon)
     except (TypeError, ValueError):

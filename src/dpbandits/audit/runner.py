@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import DPBanditsError, check_positive_int
+from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_seed
 from ..files import write_atomically
 from ..reference.declarations import AuditPreset
 from ..reference.registry import ALGORITHMS, Declared, canonical, get
@@ -50,6 +50,7 @@ def audit(mechanism: Mechanism, pairs: list[Pair] | None = None, *, samples: int
     ``workers=``); passing either here for them raises :class:`DPBanditsError`.
     """
     samples = check_positive_int(samples, "samples", minimum=100)
+    seed = check_seed(seed)
     if workers is not None or client is not None:
         if not isinstance(mechanism, RegistryMechanism):
             raise DPBanditsError(f"workers= and client= apply to registered algorithms only; "
@@ -84,6 +85,7 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
 
     check_backend(backend)
     name = canonical(name)
+    epsilon, seed = check_epsilon(epsilon), check_seed(seed)
     params = dict(params or {})
     K = K or DESIGNED_ARMS.get(name) or DEFAULT_ARMS.get(name, 3)
     T = check_positive_int(T or (designed_horizon(name, K, epsilon) if name in DESIGNED_ARMS
@@ -164,7 +166,7 @@ def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.0
         preset = dict(epsilon=epsilon, samples=samples)
         preset.update(chosen.get(name, {}))
         key = dict(name=name, variant=variant, alpha=alpha, seed=seed, backend=backend, **preset)
-        cached = _cached(folder, f"{name}-{variant}", key)
+        cached = _cached(folder, f"{name}-{variant}", key, progress)
         if cached is not None:
             if progress:
                 progress(f"[{i + 1}/{len(jobs)}] {name} [{variant}]: reused")
@@ -236,16 +238,38 @@ def _audits_side_by_side(todo: list[tuple[int, dict, dict]], workers: int, clien
             yield i, key, future.result()
 
 
-def _cached(folder: Path | None, stem: str, key: dict) -> AuditResult | None:
+def _cached(folder: Path | None, stem: str, key: dict,
+            progress: Callable[[str], None] | None = None) -> AuditResult | None:
+    """The stored result of audit ``stem`` when it was made with ``key``, else None.
+
+    A damaged file (not JSON, not the layout :func:`_store` writes, or a result that does not
+    load) counts as not cached: the audit is run again and overwrites it, and one progress line
+    names the file (docs/cli.md#resuming)."""
     if folder is None:
         return None
+    path = folder / f"{stem}.json"
     try:
-        data = json.loads((folder / f"{stem}.json").read_text())
-    except (OSError, json.JSONDecodeError):
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as error:          # ValueError: bad JSON or bad UTF-8
+        return _damaged(path, type(error).__name__, progress)
+    if not isinstance(data, dict) or not isinstance(data.get("result"), dict):
+        return _damaged(path, "not a stored audit", progress)
     if data.get("key") != json.loads(json.dumps(key)):
         return None
-    return AuditResult.from_dict(data["result"])
+    try:
+        result = AuditResult.from_dict(data["result"])
+        result.to_dict()                            # its derived fields (verdict) compute
+        return result
+    except Exception as error:                      # any damage inside the stored result
+        return _damaged(path, type(error).__name__, progress)
+
+
+def _damaged(path: Path, why: str, progress: Callable[[str], None] | None) -> None:
+    if progress:
+        progress(f"{path} is damaged ({why}): not reused, the audit runs again")
+    return None
 
 
 def _store(folder: Path | None, stem: str, key: dict, result: AuditResult) -> None:

@@ -15,10 +15,12 @@ import sys
 
 from .. import limits
 from ..errors import DPBanditsError
-from ..files import atomic_write
+from ..files import atomic_write, check_names
 from ..reference import get
+from ..reference.registry import canonical
 from .options import (add_backend, FOUND, NOT_TESTED, OK, add_json, add_out, add_scheduler, add_seed, add_workers,
-                      check_out, cluster, epsilon, integer, probability, unit_number)
+                      check_out, cluster, epsilon, finite_number, integer, probability,
+                      unit_number)
 
 HELP = "simulate an algorithm and check its regret against the papers' bounds"
 
@@ -54,16 +56,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json(parser)
 
 
-def _values(pairs: list[str]) -> dict[str, float]:
+INSTANCE_SYMBOLS = ("K", "T", "t", "epsilon", "Delta_min", "gaps")
+"""Symbols the simulated instance sets (--means/--setting, --horizon, --epsilon); ``--value``
+may not set them, or the bound would be evaluated on another instance than the one simulated."""
+
+
+def _values(pairs: list[str], algorithm: str, variant: str | None) -> dict[str, float]:
+    """``--value NAME=X`` as a dict, after checking NAME is a symbol of one of ALGO's bounds
+    that the instance does not set and X a finite number > 0 (every bound's symbols are
+    declared positive)."""
+    from ..bounds import bounds_for
+
+    allowed = sorted({s for b in bounds_for(algorithm, variant) if b.kind in ("upper", "lower")
+                      for s in b.symbols} - set(INSTANCE_SYMBOLS))
+    names = (f"names {algorithm}'s bounds take: {', '.join(allowed)}" if allowed
+             else f"{algorithm}'s bounds take no --value")
     values = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name:
             raise DPBanditsError(f"--value must look like NAME=X, got {pair!r}")
+        if name in INSTANCE_SYMBOLS:
+            raise DPBanditsError(f"--value {name}: {name} is set by the instance simulated "
+                                 f"({', '.join(INSTANCE_SYMBOLS)} are reserved); {names}")
+        if name not in allowed:
+            raise DPBanditsError(f"--value {name}: not a symbol of {algorithm}'s bounds; {names}")
         try:
-            values[name] = float(text)
-        except ValueError:
-            raise DPBanditsError(f"--value {name}: {text!r} is not a number") from None
+            value = finite_number(text)
+        except DPBanditsError as error:
+            raise DPBanditsError(f"--value {name}: {error}") from None
+        if not value > 0:
+            raise DPBanditsError(f"--value {name}: must be a finite number > 0 (the bounds' "
+                                 f"symbols are positive), got {text!r}")
+        values[name] = value
     return values
 
 
@@ -80,19 +105,20 @@ def _arms(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     from ..bounds.simulated import check_algorithm, plot   # SymPy: loaded only when used
 
-    values = _values(args.value)
     private = get(args.algorithm).private
+    values = _values(args.value, args.algorithm, args.variant)
     if args.epsilon is not None and not private:
         raise DPBanditsError(f"--epsilon does not apply: {args.algorithm} is not private")
     limits.check_simulation_size(args.runs, args.horizon, _arms(args))
     out = check_out(args.out)
+    stem = f"bounds-{canonical(args.algorithm)}" + (f"-{args.variant}" if args.variant else "")
+    check_names(out, [f"{stem}.json", f"{stem}.md", f"{stem}.png"])
     with cluster(args.scheduler) as client:
         report, _ = check_algorithm(args.algorithm, epsilon=args.epsilon or 1.0,
                                     variant=args.variant,
                                     setting=args.setting, means=args.means, horizon=args.horizon,
                                     runs=args.runs, seed=args.seed, alpha=args.alpha, values=values,
                                     workers=args.workers, client=client, backend=args.backend)
-    stem = f"bounds-{report.algorithm}" + (f"-{args.variant}" if args.variant else "")
     atomic_write(out / f"{stem}.json", lambda h: json.dump(report.to_dict(), h, indent=2), "w")
     atomic_write(out / f"{stem}.md", lambda h: h.write(report.to_markdown() + "\n"), "w")
     plot(report, out / f"{stem}.png")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -19,7 +20,7 @@ from ..distributed import check_scheduler_address, dask_client
 from ..errors import DPBanditsError, check_seed
 
 __all__ = ["Parser", "integer", "auto_integer", "epsilon", "probability", "seconds", "seed",
-           "unit_number", "samples_or_zero", "scheduler_address", "check_out", "given", "EXIT_CODES", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
+           "unit_number", "finite_number", "samples_or_zero", "scheduler_address", "movielens_folder", "check_out", "given", "EXIT_CODES", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
            "progress_bar", "cluster", "add_seed", "add_workers", "add_scheduler", "add_out", "add_backend",
            "add_progress", "add_json"]
 
@@ -61,6 +62,8 @@ def _show(text: str, limit: int = 40) -> str:
 
 
 def _exact_integer(text: str, low: int, high: int) -> int:
+    """An integer written in decimal digits only: no exponent, no fraction and no underscores
+    (``1_0`` is refused here as by every numeric option and ``--param``, never read as 10)."""
     stripped = text.strip()
     digits = stripped[1:] if stripped[:1] in "+-" else stripped
     if not digits.isdigit() or len(digits) > 30 or not low <= int(stripped) <= high:
@@ -87,6 +90,8 @@ def auto_integer(low: int, high: int) -> Callable[[str], int | None]:
 
 
 def _float(text: str) -> float:
+    if "_" in text:                 # float() reads "1_0" as 10; every option refuses it alike
+        raise DPBanditsError(f"must be a number written without underscores, got {_show(text)}")
     try:
         value = float(text)
     except ValueError:
@@ -94,6 +99,13 @@ def _float(text: str) -> float:
     if not math.isfinite(value):
         raise DPBanditsError(f"must be a finite number, got {_show(text)}")
     return value
+
+
+def finite_number(text: str) -> float:
+    """A finite number from text (no nan, inf or underscores): the message says which."""
+    if text.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        raise DPBanditsError(f"must be a finite number, got {_show(text)}")
+    return _float(text)
 
 
 def _epsilon(text: str) -> float:
@@ -155,8 +167,34 @@ samples_or_zero = _typed("samples", _samples_or_zero)
 seed = _typed("seed", lambda text: check_seed(text, "the seed"))
 """An exact integer in [0, 2^128)."""
 
-scheduler_address = _typed("address", check_scheduler_address)
-"""A Dask scheduler address with a port."""
+def _command_line_scheduler(text: str) -> str:
+    if text.strip().lower().startswith("inproc://"):
+        raise DPBanditsError(f"an inproc:// address names a scheduler inside the calling Python "
+                             f"process, and a dpbandits command starts none, so it cannot work "
+                             f"here (from Python, pass client=Client(LocalCluster(processes="
+                             f"False))); start `dask scheduler` and give its [tcp://]HOST:PORT, "
+                             f"got {_show(text)}")
+    return check_scheduler_address(text)
+
+
+scheduler_address = _typed("address", _command_line_scheduler)
+"""A Dask scheduler address with a port (``inproc://`` is refused: no command has an
+in-process cluster to reach)."""
+
+
+def _movielens_folder(text: str) -> str:
+    from ..reference.matroid.data import DATA_HELP
+
+    folder = Path(text)
+    missing = [name for name in ("ratings.dat", "movies.dat") if not (folder / name).is_file()]
+    if not folder.is_dir() or missing:
+        what = "is not a folder" if not folder.is_dir() else f"has no {' or '.join(missing)}"
+        raise DPBanditsError(f"{_show(text)} {what}: {DATA_HELP}")
+    return text
+
+
+movielens_folder = _typed("folder", _movielens_folder)
+"""A MovieLens-1M folder (holding ``ratings.dat`` and ``movies.dat``), checked when parsed."""
 
 
 def given(args: argparse.Namespace, parser_defaults: dict[str, Any], *names: str) -> list[str]:
@@ -174,8 +212,27 @@ def check_out(path: str | Path) -> Path:
             pass
     except OSError as error:
         raise DPBanditsError(f"--out {str(out)!r} is not a writable folder: "
-                             f"{error.strerror or error}") from None
+                             f"{_why_not_folder(out, error)}") from None
     return out
+
+
+def _why_not_folder(out: Path, error: OSError) -> str:
+    """The reason ``out`` cannot be a folder, naming a symbolic-link loop or a dangling link
+    (where the system only says "File exists")."""
+    import errno
+
+    try:
+        out.resolve(strict=True)
+    except RuntimeError:                            # Python < 3.13: "Symlink loop from ..."
+        return "it leads through a loop of symbolic links"
+    except OSError as resolving:
+        if resolving.errno == errno.ELOOP:
+            return "it leads through a loop of symbolic links"
+        if out.is_symlink():
+            return f"it is a symbolic link to {os.readlink(out)!r}, which does not exist"
+    if error.errno == errno.ELOOP:
+        return "it leads through a loop of symbolic links"
+    return error.strerror or str(error)
 
 
 def say_for(args: argparse.Namespace) -> Callable[[str], None]:
@@ -285,7 +342,7 @@ def parse_params(pairs: list[str], algorithms: list[str]) -> dict[str, dict[str,
     algorithm that has NAME and is an error when several do. Values become int, float or str, in
     that order of preference. Reserved and unknown names are errors that list the known ones.
     """
-    from ..reference.parameters import RESERVED, check_parameter_names, parameters, parse_value
+    from ..reference.parameters import RESERVED, check_parameter_names, parameters
     from ..reference.registry import canonical, get
 
     for name in algorithms:
@@ -303,7 +360,7 @@ def parse_params(pairs: list[str], algorithms: list[str]) -> dict[str, dict[str,
                 raise DPBanditsError(f"--param {_show(pair)} names {target!r}, which is not among "
                                      f"the algorithms of this command: {', '.join(names)}")
             check_parameter_names(algorithm, [name])
-            chosen[algorithm][name] = parse_value(text)
+            chosen[algorithm][name] = _parameter_value(name, text)
             continue
         if name in RESERVED:
             check_parameter_names(names[0], [name])
@@ -316,5 +373,16 @@ def parse_params(pairs: list[str], algorithms: list[str]) -> dict[str, dict[str,
         if len(having) > 1:
             raise DPBanditsError(f"--param {name}=... is ambiguous: {', '.join(having)} all have "
                                  f"{name!r}; write ALGO:{name}=VALUE for each")
-        chosen[having[0]][name] = parse_value(text)
+        chosen[having[0]][name] = _parameter_value(name, text)
     return chosen
+
+
+def _parameter_value(name: str, text: str) -> Any:
+    """``parse_value(text)``, refusing a number written with underscores (as every option does)."""
+    from ..reference.parameters import parse_value
+
+    value = parse_value(text)
+    if "_" in text and not isinstance(value, str):
+        raise DPBanditsError(f"--param {name}: write the number without underscores, got "
+                             f"{_show(text)}")
+    return value

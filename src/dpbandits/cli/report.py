@@ -31,22 +31,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    parts = tuple(dict.fromkeys(args.part or PARTS))
     with cluster(args.scheduler) as client:
         index = report(check_out(args.out), budget=args.budget, seed=args.seed,
-                       parts=tuple(args.part or PARTS), client=client,
+                       parts=parts, client=client,
                        workers=args.workers, progress=say_for(args), backend=args.backend)
     text = index.read_text()
     start = text.index("## Summary")
     print(text[start:text.index("\n## ", start + 1)].strip())
     print(f"\nwrote {index} and {index.with_suffix('.html')}")
-    return FOUND if found_something(index.parent) else OK
+    return FOUND if found_something(index.parent, parts) else OK
 
 
-def found_something(folder) -> bool:
-    """Whether any part of the report in ``folder`` found a privacy violation or a violated
-    regret bound (the report's exit status 1)."""
+def found_something(folder, parts=PARTS) -> bool:
+    """Whether a part of this invocation (``parts``) in ``folder`` found a privacy violation or
+    a violated regret bound (the report's exit status 1). A part left in the folder by an
+    earlier run with other ``--part`` options does not decide the status: it was not asked for."""
     found = False
     for name in ("audit", "bounds"):
+        if name not in parts:
+            continue
         path = folder / "parts" / f"{name}.json"
         if path.exists():
             summary = json.loads(path.read_text()).get("summary", {})

@@ -17,7 +17,7 @@ from ..errors import DPBanditsError
 import time
 
 from ..reproduce import EXPERIMENTS, SIZES, get_experiment, reproduce, reproduce_many
-from .options import (add_backend, OK, add_progress, add_scheduler, add_seed, add_workers, check_out, cluster,
+from .options import (movielens_folder, add_backend, OK, add_progress, add_scheduler, add_seed, add_workers, check_out, cluster,
                       say_for)
 
 HELP = "reproduce an experiment of the papers (plots, CSV and a page of claims with verdicts)"
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workers(parser)
     add_backend(parser)
     add_scheduler(parser, "Dask scheduler address")
-    parser.add_argument("--movielens", default=None, metavar="DIR",
+    parser.add_argument("--movielens", type=movielens_folder, default=None, metavar="DIR",
                         help="MovieLens-1M folder for the movie experiments (never downloaded)")
     add_progress(parser)
 

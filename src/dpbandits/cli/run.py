@@ -14,10 +14,10 @@ import numpy as np
 
 from .. import limits
 from ..errors import DPBanditsError
-from ..files import atomic_write
+from ..files import atomic_write, check_names
 from ..reference import Bernoulli, get, get_setting, simulate, spec
 from ..reference.engine import SimulationResult
-from .options import (add_backend, OK, add_out, add_progress, add_scheduler, add_seed, add_workers, check_out,
+from .options import (movielens_folder, add_backend, OK, add_out, add_progress, add_scheduler, add_seed, add_workers, check_out,
                       cluster, epsilon, integer, parse_params, progress_bar, unit_number)
 
 HELP = "simulate algorithms and report their regret"
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--means", type=unit_number, nargs="+", help="Bernoulli arm means in [0, 1]")
     where.add_argument("--setting", help="a named setting of the papers (see `dpbandits list`)")
-    parser.add_argument("--movielens", default=None, metavar="DIR",
+    parser.add_argument("--movielens", type=movielens_folder, default=None, metavar="DIR",
                         help="MovieLens-1M folder for the chandak-movielens setting (never downloaded)")
     parser.add_argument("--horizon", type=integer(1, limits.MAX_HORIZON), default=None,
                         help="horizon T (default: the setting's horizon)")
@@ -54,10 +54,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _source(args: argparse.Namespace):
     """The reward source, its matroid (or None) and the horizon."""
-    from ..reference.matroid.data import MATROID_SETTINGS, matroid_setting
+    from ..reference.matroid.data import DATA_HELP, MATROID_SETTINGS, matroid_setting
 
     if args.movielens is not None and args.setting != "chandak-movielens":
         raise DPBanditsError("--movielens applies only to --setting chandak-movielens")
+    if args.setting == "chandak-movielens" and args.movielens is None:
+        raise DPBanditsError(f"--setting chandak-movielens needs --movielens DIR: {DATA_HELP}")
     if args.setting in MATROID_SETTINGS:
         options = {"path": args.movielens} if args.movielens else {}
         source = matroid_setting(args.setting, **options)
@@ -105,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
     limits.check_simulation_size(runs, T, source.K)
     factories = _factories(args, source, matroid, T)
     out = check_out(args.out)
+    stem = f"run-{'+'.join(args.algorithms)}-eps{args.epsilon}-T{T}-R{runs}-seed{seed}"
+    csv_path, png_path, per_run_path = (out / f"{stem}.csv", out / f"{stem}.png",
+                                        out / f"{stem}-per-run.csv")
+    check_names(out, [csv_path.name, png_path.name] + ([per_run_path.name] if args.per_run else []))
 
     results = []
     with cluster(args.scheduler) as client:
@@ -115,21 +121,20 @@ def run(args: argparse.Namespace) -> int:
                                         client=client, progress=bar.update,
                                         backend=args.backend))
 
+    # The files first: a closed or full standard output must not lose the results.
+    _write_csv(csv_path, factories, results)
+    _plot(png_path, factories, results, source.means, log_x=args.log_x)
+    if args.per_run:
+        _write_per_run(per_run_path, factories, results)
+
     backends = ", ".join(sorted({r.backend for r in results}))
     print(f"means = {source.means.tolist()}, T = {T}, runs = {runs}, seed = {seed}, "
           f"backend = {backends}")
     print(f"{'algorithm':<28}{'pseudo-regret (95% CI)':<34}{'realised regret (95% CI)'}")
     for factory, result in zip(factories, results):
         print(f"{_label(factory):<28}{_interval(result, 'pseudo'):<34}{_interval(result, 'realised')}")
-
-    stem = f"run-{'+'.join(args.algorithms)}-eps{args.epsilon}-T{T}-R{runs}-seed{seed}"
-    csv_path, png_path = out / f"{stem}.csv", out / f"{stem}.png"
-    _write_csv(csv_path, factories, results)
-    _plot(png_path, factories, results, source.means, log_x=args.log_x)
     print(f"wrote {csv_path} and {png_path}")
     if args.per_run:
-        per_run_path = out / f"{stem}-per-run.csv"
-        _write_per_run(per_run_path, factories, results)
         print(f"wrote {per_run_path}")
     return OK
 

@@ -43,7 +43,7 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from ..errors import DPBanditsError, check_positive_int
+from ..errors import DPBanditsError, check_positive_int, check_seed
 from ..pools import process_pool
 from .environments import Bernoulli, BetaArms, Deterministic, RewardSource, Table, as_source
 from .policy import Policy, PolicyBase
@@ -177,7 +177,7 @@ def simulate(factory: PolicyFactory, source: RewardSource | np.ndarray | str, T:
     T = check_positive_int(T, "T")
     runs = check_positive_int(runs, "runs")
     workers = check_positive_int(workers, "workers")
-    seed = check_positive_int(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     source = as_source(source)
     if isinstance(source, Table) and source.T < T:
         raise DPBanditsError(f"T = {T} exceeds the table's horizon {source.T}")

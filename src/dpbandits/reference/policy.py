@@ -18,7 +18,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import DPBanditsError, check_epsilon, check_positive_int
+from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_rng
 from ..limits import check_arms
 from .noise import decision
 from .declarations import AuditDesign, AuditPreset, Declined, KnownPairs, TraceSetting
@@ -42,13 +42,7 @@ class Policy(Protocol):
 
 def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
     """Accept a Generator or an integer seed. ``None`` is refused: randomness must be explicit."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None:
-        raise DPBanditsError("rng must be a numpy.random.Generator or an integer seed, got None")
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise DPBanditsError(f"rng must be a numpy.random.Generator or an integer seed, got {rng!r}")
+    return check_rng(rng)
 
 
 class PolicyBase:

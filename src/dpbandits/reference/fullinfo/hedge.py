@@ -29,11 +29,17 @@ import math
 
 import numpy as np
 
-from ...errors import DPBanditsError
+from ...errors import DPBanditsError, check_real
+from ...limits import MAX_HORIZON
 from ..policy import PolicyBase
 from ..privacy import PrivacyClaim
 
-__all__ = ["Hedge"]
+__all__ = ["Hedge", "MAX_ETA"]
+
+MAX_ETA = 1e299
+"""Largest fixed learning rate: the logits eta S_j stay finite (S_j <= T <= ``MAX_HORIZON`` =
+1e9, so eta S_j <= 1e308 < 1.8e308). Beyond it eta S_j overflows to inf, inf - inf is NaN and
+every draw would silently be action 0; within it the weights are exact up to rounding."""
 
 
 class Hedge(PolicyBase):
@@ -46,12 +52,22 @@ class Hedge(PolicyBase):
     private = False
 
     kernel = "fullinfo"
+    parameter_domains = {"eta": f"a number in (0, {MAX_ETA:g}] (larger rates overflow the "
+                                "logits eta S_j), or unset for the anytime rate sqrt(8 ln(K) / t)"}
 
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  eta: float | None = None, tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)
-        if eta is not None and not (math.isfinite(float(eta)) and float(eta) > 0):
-            raise DPBanditsError(f"eta must be a positive finite learning rate, got {eta}")
+        if eta is not None:
+            check_real(eta, "eta", f"a number in (0, {MAX_ETA:g}]")
+            try:
+                rate = float(eta)
+            except (TypeError, ValueError):
+                rate = math.nan
+            if not 0 < rate <= MAX_ETA:
+                raise DPBanditsError(f"eta must be a learning rate in (0, {MAX_ETA:g}] (beyond it "
+                                     f"eta x S_j overflows at horizons up to {MAX_HORIZON:.0e}), "
+                                     f"got {eta!r}")
         self.eta = None if eta is None else float(eta)
         self.S = np.zeros((self.runs, self.K))   # S_j: cumulative reward of action j
 

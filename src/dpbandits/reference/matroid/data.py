@@ -39,7 +39,7 @@ from .matroids import Linear
 __all__ = [
     "SYNTHETIC_VECTORS", "SYNTHETIC_MEANS", "ML1M_GENRES", "MovieLensData",
     "synthetic_matroid", "chandak_synthetic", "load_movielens", "chandak_movielens",
-    "movielens_standin", "MATROID_SETTINGS", "matroid_setting",
+    "movielens_standin", "MATROID_SETTINGS", "matroid_setting", "DATA_HELP",
 ]
 
 SYNTHETIC_VECTORS = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1), (2, 0, 0), (0, 0, 0))
@@ -53,7 +53,7 @@ ML1M_GENRES = ("Action", "Adventure", "Animation", "Children's", "Comedy", "Crim
                "Thriller", "War", "Western")
 """The 18 genres of MovieLens 1M, in the order of its README; the columns of the genre vectors."""
 
-_DATA_HELP = ("download MovieLens 1M (ml-1m.zip) from GroupLens yourself, unpack it, and pass the "
+DATA_HELP = ("download MovieLens 1M (ml-1m.zip) from GroupLens yourself, unpack it, and pass the "
               "directory holding ratings.dat and movies.dat; dpbandits neither ships nor downloads it")
 
 
@@ -96,7 +96,7 @@ class MovieLensData:
 def _read_text(path: Path) -> str:
     if not path.is_file():
         raise DPBanditsError(f"MovieLens file {path.name} is missing from {str(path.parent)!r}: "
-                             f"{_DATA_HELP}")
+                             f"{DATA_HELP}")
     return path.read_bytes().decode("latin-1")
 
 
@@ -162,12 +162,12 @@ def load_movielens(path: str | Path, *, n_movies: int = 100,
     n_movies = check_positive_int(n_movies, "n_movies", minimum=2)
     directory = Path(path)
     if not directory.is_dir():
-        raise DPBanditsError(f"path {str(path)!r} is not a directory: {_DATA_HELP}")
+        raise DPBanditsError(f"path {str(path)!r} is not a directory: {DATA_HELP}")
     movies = _read_movies(directory / "movies.dat")
     ratings = _read_ratings(directory / "ratings.dat")
-    width = int(ratings[:, 1].max()) + 1
-    key = np.unique(ratings[:, 0] * width + ratings[:, 1])            # one rating per (user, movie)
-    pairs = np.stack([key // width, key % width], axis=1)
+    # One rating per (user, movie), sorted by user then movie; taken row-wise, so any int64 ids
+    # (negative or large ones included) stay as they were read.
+    pairs = np.unique(ratings, axis=0).reshape(-1, 2)
     users, user_index = np.unique(pairs[:, 0], return_inverse=True)
     rated_movies, counts = np.unique(pairs[:, 1], return_counts=True)
     unknown = np.setdiff1d(rated_movies, np.fromiter(movies, dtype=np.int64))
@@ -265,6 +265,6 @@ def matroid_setting(name: str, **options) -> MatroidEnvironment:
         return chandak_synthetic()
     if name == "chandak-movielens":
         if "path" not in options:
-            raise DPBanditsError(f"chandak-movielens needs path=: {_DATA_HELP}")
+            raise DPBanditsError(f"chandak-movielens needs path=: {DATA_HELP}")
         return chandak_movielens(options["path"])
     return movielens_standin(options.get("seed", 0)).environment()
