@@ -12,6 +12,7 @@ with ``dpbandits: error:``, no traceback, and no file left in the output folder.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import os
 import subprocess
@@ -35,8 +36,10 @@ FULL = settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 
 # -- strategies over the command line ----------------------------------------------------------
 
+underscored = st.sampled_from(["1_0", "0.4_0", "1_000", "2_5e-1"])
+"""Numbers with digit-group underscores: refused by every numeric option (float() reads 10)."""
 garbage = st.one_of(st.just(""), st.just("nan"), st.just("inf"), st.just("-inf"), st.just("1e3x"),
-                    st.text(alphabet="abcxyz-_.:= ", min_size=1, max_size=6))
+                    underscored, st.text(alphabet="abcxyz-_.:= ", min_size=1, max_size=6))
 huge = st.integers(min_value=10 ** 12, max_value=10 ** 400).map(str)
 bad_count = st.one_of(st.integers(max_value=0).map(str), st.just("1e3"), st.just("2.5"), huge, garbage)
 bad_size = st.one_of(st.integers(max_value=-1).map(str), st.just("1e3"), st.just("2.5"), huge, garbage)
@@ -56,6 +59,14 @@ bad_mean = st.one_of(st.floats(max_value=-1e-9, allow_nan=False).map(repr),
 bad_seconds = st.one_of(st.floats(max_value=0, allow_nan=False).map(repr),
                         st.floats(min_value=3600.001, allow_nan=False).map(repr), garbage)
 bad_address = st.one_of(st.just("localhost"), st.just("tcp://h:0"), st.just("h:99999"), garbage)
+bad_bound_value = st.one_of(
+    st.sampled_from(["K", "T", "t", "epsilon", "Delta_min", "gaps", "lambda_0", "x"]).map(lambda n: n + "=1"),
+    st.sampled_from(["nan", "inf", "-inf", "-1", "0", "1_0", ""]).map(lambda v: "f_0=" + v),
+    garbage)
+"""Bad ``bounds --value`` pairs: a symbol the instance sets, a name no bound of ALGO has, a
+value that is not a finite number > 0, or no NAME=X shape."""
+bad_folder = st.sampled_from(["nothere", "/nonexistent/ml-1m", ""])
+"""``--movielens`` folders that hold no MovieLens (missing, or no ratings.dat and movies.dat)."""
 
 COMMON = [("--seed", bad_seed), ("--workers", bad_count)]
 """(option, strategy of bad values) pairs that every simulating command takes."""
@@ -70,9 +81,11 @@ COMMANDS = {
                         ("--horizon", bad_count), ("--arms", bad_count),
                         ("--epsilon", bad_epsilon), ("--alpha", bad_level),
                         ("--scheduler", bad_address)]),
-    "bounds": (["bounds", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2"],
+    "bounds": (["bounds", "dp-ucb-int", "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2",
+                "--epsilon", "1"],
                COMMON + [("--runs", bad_count), ("--horizon", bad_count),
-                         ("--alpha", bad_level), ("--means", bad_mean)]),
+                         ("--alpha", bad_level), ("--means", bad_mean), ("--value", bad_bound_value),
+                         ("--scheduler", bad_address)]),
     "validate": (["validate", "--command", "true", "--against", "ucb1", "--horizon", "20",
                   "--no-progress"],
                  COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--alpha", bad_level),
@@ -83,7 +96,7 @@ COMMANDS = {
     "report": (["report", "--budget", "tiny", "--part", "algorithms", "--no-progress"],
                COMMON + [("--scheduler", bad_address)]),
     "reproduce": (["reproduce", "tossou2016-fig2a", "--size", "tiny", "--no-progress"],
-                  COMMON + [("--scheduler", bad_address)]),
+                  COMMON + [("--scheduler", bad_address), ("--movielens", bad_folder)]),
 }
 """For each command: a valid, tiny invocation and the options to corrupt."""
 
@@ -117,8 +130,20 @@ NOT_APPLICABLE = [
     (["validate", "--command", "true", "--against", "ucb1", "--epsilon", "1"], "--epsilon"),
     (["reproduce", "tossou2016-fig2a", "--all"], "--all"),
     (["reproduce", "tossou2016-fig2a", "--movielens", "x"], "--movielens"),
+    (["run", "ucb1", "--setting", "chandak-movielens", "--horizon", "20"], "--movielens DIR"),
+    (["run", "rnm-ftnl-bq", "--means", "0.6", "0.4", "--horizon", "20", "--epsilon", "1",
+      "--param", "B=1_0"], "--param B"),
+    (["bounds", "ucb1", "--horizon", "20", "--value", "K=3"], "--value K"),
+    (["run", "ucb1", "thompson", "dp-ucb-bound", "dp-ucb", "dp-ucb-int", "anytime-lazy-ucb",
+      "hybrid-ucb", "lazy-dp-ts", "dp-se", "adap-klucb", "private-ucb", "ftl", "hedge",
+      "naive-ftnl", "rnm-ftnl", "rnm-ftnl-bq", "--means", "0.3", "0.6", "--horizon", "100000",
+      "--runs", "10", "--epsilon", "1.2345678901234567e-06", "--seed", str(2 ** 128 - 1),
+      "--per-run"], "cannot write"),
 ]
 """Invocations with an option or a parameter that does not apply: each is an error naming it."""
+if importlib.util.find_spec("distributed") is not None:       # else: "a scheduler needs Dask"
+    NOT_APPLICABLE.append((["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20",
+                            "--scheduler", "inproc://x"], "inproc://"))
 
 
 def _run_cli(argv: list[str]) -> tuple[int, str, str]:
@@ -245,6 +270,42 @@ def test_any_param_text_runs_or_is_one_line_full(value):
 
 
 # -- the public checks ----------------------------------------------------------------------
+
+api_value = st.one_of(st.none(), st.booleans(), st.integers(min_value=-10 ** 40, max_value=10 ** 40),
+                      st.floats(), st.complex_numbers(), st.text(max_size=8),
+                      st.sampled_from([np.complex128(1), np.float64(1.0), np.int64(-3), np.bool_(True),
+                                       "1_0", [1], np.random.SeedSequence(1)]))
+"""Anything a caller may pass as a seed, a generator or a privacy parameter."""
+
+
+def _property_api_value(value) -> None:
+    from dpbandits.reference import Bernoulli, make, simulate, spec
+
+    calls = [lambda: make("ucb1", 2, rng=value),
+             lambda: make("dp-ucb", 2, epsilon=value, rng=0),
+             lambda: simulate(spec("ucb1", 2), Bernoulli(np.array([0.2, 0.5])), 3, seed=value),
+             lambda: make("hedge", 2, rng=0, eta=value)]
+    for call in calls:
+        try:
+            call()
+        except DPBanditsError:
+            pass                                # one clear error naming the argument
+
+
+@pytest.mark.property
+@FAST
+@given(api_value)
+def test_the_api_takes_any_seed_rng_epsilon_or_eta_or_refuses_it_clearly(value):
+    _property_api_value(value)
+
+
+@pytest.mark.fuzz
+@pytest.mark.property
+@FULL
+@given(api_value)
+def test_the_api_takes_any_seed_rng_epsilon_or_eta_or_refuses_it_clearly_full(value):
+    _property_api_value(value)
+
 
 anything = st.one_of(st.none(), st.booleans(), st.integers(min_value=-10 ** 400, max_value=10 ** 400),
                      st.floats(), st.text(max_size=50), st.lists(st.integers(), max_size=3))

@@ -239,10 +239,12 @@ def test_a_parameter_written_with_underscores_is_refused(tmp_path):
 # -- messages -------------------------------------------------------------------------------------
 
 @pytest.mark.exact
-def test_an_inproc_scheduler_is_refused_saying_why(tmp_path):
-    # before: accepted, then "cannot reach the Dask scheduler ...: not enough values to unpack"
+def test_an_unreachable_inproc_scheduler_says_why(tmp_path):
+    # before: "cannot reach the Dask scheduler ...: not enough values to unpack"
+    pytest.importorskip("distributed")
     _refused(["run", "ucb1", "--means", "0.3", "0.6", "--horizon", "10", "--no-progress",
-              "--out", str(tmp_path), "--scheduler", "inproc://x"], "inproc://", "dask scheduler")
+              "--out", str(tmp_path), "--scheduler", "inproc://x"], "inproc://",
+             "inside the Python process", "dask scheduler")
 
 
 @pytest.mark.exact
@@ -252,7 +254,7 @@ def test_movielens_messages_name_the_option(tmp_path):
     base = ["run", "ucb1", "--setting", "chandak-movielens", "--horizon", "10", "--no-progress",
             "--out", str(tmp_path)]
     _refused(base, "--movielens DIR")
-    _refused(base + ["--movielens", str(tmp_path / "nothing")], "--movielens", "is not a folder")
+    _refused(base + ["--movielens", str(tmp_path / "nothing")], "--movielens", "is not a directory")
     (tmp_path / "empty").mkdir()
     _refused(base + ["--movielens", str(tmp_path / "empty")], "ratings.dat or movies.dat")
 

@@ -22,7 +22,8 @@ _OTHER = re.compile(r"^(?:inproc|ucx)://\S+$")
 def check_scheduler_address(address: str) -> str:
     """Return ``address`` after checking it names a host and a port (``[tcp://]HOST:PORT``).
 
-    In-process (``inproc://``) and UCX addresses are passed to Dask as they are.
+    In-process (``inproc://``) and UCX addresses are passed to Dask as they are; an in-process
+    one works only inside the Python process that runs its cluster (:func:`dask_client` says so).
     """
     text = str(address)
     if _OTHER.match(text):
@@ -45,5 +46,13 @@ def dask_client(address: str | None):
         raise DPBanditsError("a scheduler needs Dask: pip install 'dpbandits[distributed]'") from None
     try:
         return Client(address, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError, ValueError) as error:
+    except Exception as error:
+        if address.lower().startswith("inproc://"):
+            raise DPBanditsError(
+                f"cannot reach the in-process Dask scheduler at {address!r}: an inproc:// address "
+                "works only inside the Python process that runs that cluster (e.g. "
+                "LocalCluster(processes=False), with dpbandits called from the same process); "
+                "from a shell, start `dask scheduler` and give its [tcp://]HOST:PORT") from None
+        if not isinstance(error, (OSError, TimeoutError, ValueError)):
+            raise
         raise DPBanditsError(f"cannot reach the Dask scheduler at {address!r}: {error}") from None

@@ -167,19 +167,9 @@ samples_or_zero = _typed("samples", _samples_or_zero)
 seed = _typed("seed", lambda text: check_seed(text, "the seed"))
 """An exact integer in [0, 2^128)."""
 
-def _command_line_scheduler(text: str) -> str:
-    if text.strip().lower().startswith("inproc://"):
-        raise DPBanditsError(f"an inproc:// address names a scheduler inside the calling Python "
-                             f"process, and a dpbandits command starts none, so it cannot work "
-                             f"here (from Python, pass client=Client(LocalCluster(processes="
-                             f"False))); start `dask scheduler` and give its [tcp://]HOST:PORT, "
-                             f"got {_show(text)}")
-    return check_scheduler_address(text)
-
-
-scheduler_address = _typed("address", _command_line_scheduler)
-"""A Dask scheduler address with a port (``inproc://`` is refused: no command has an
-in-process cluster to reach)."""
+scheduler_address = _typed("address", check_scheduler_address)
+"""A Dask scheduler address with a port (or an ``inproc://`` one: see
+:func:`dpbandits.distributed.dask_client`)."""
 
 
 def _movielens_folder(text: str) -> str:
@@ -188,7 +178,7 @@ def _movielens_folder(text: str) -> str:
     folder = Path(text)
     missing = [name for name in ("ratings.dat", "movies.dat") if not (folder / name).is_file()]
     if not folder.is_dir() or missing:
-        what = "is not a folder" if not folder.is_dir() else f"has no {' or '.join(missing)}"
+        what = "is not a directory" if not folder.is_dir() else f"has no {' or '.join(missing)}"
         raise DPBanditsError(f"{_show(text)} {what}: {DATA_HELP}")
     return text
 
