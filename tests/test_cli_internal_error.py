@@ -1,4 +1,5 @@
-"""An internal error is never read as a finding: one line and exit status 70.
+"""An internal error is never read as a finding: one line and exit status 70 (74 when the output
+could not be written).
 
 Kinds: exact (an exception or a stray ``SystemExit`` escaping a command gives status 70 and one
 line on standard error, the traceback only with ``DPBANDITS_TRACEBACK=1``; ``--help`` still exits 0).
@@ -46,3 +47,33 @@ def test_help_still_exits_0_and_names_status_70(capsys):
         main(["audit", "--help"])
     assert stop.value.code == 0
     assert "70 internal error" in capsys.readouterr().out
+
+
+@pytest.mark.exact
+def test_a_full_standard_output_is_status_74_and_keeps_the_files(tmp_path):
+    """Writing to a full device is the machine's failure, not a bug (70) nor a finding (1): the
+    run's files are written before anything is printed, and stay."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    full = Path("/dev/full")
+    if not full.exists():
+        pytest.skip("no /dev/full on this system")
+    with full.open("w") as stdout:
+        done = subprocess.run([sys.executable, "-c",
+                               "import sys; from dpbandits.cli import main; sys.exit(main())",
+                               "run", "ucb1", "--means", "0.5", "0.4", "--horizon", "10", "--runs",
+                               "2", "--out", str(tmp_path), "--no-progress"],
+                              stdout=stdout, stderr=subprocess.PIPE, text=True, check=False)
+    assert done.returncode == 74, done.stderr
+    assert done.stderr.count("\n") == 1 and "could not write the output" in done.stderr
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".csv", ".png"]
+
+
+@pytest.mark.exact
+def test_an_unrelated_os_error_is_still_an_internal_error(monkeypatch, capsys):
+    def broken(args):
+        raise FileNotFoundError(2, "No such file or directory", "nowhere")
+    monkeypatch.setattr(command_module("list"), "run", broken)
+    assert main(["list"]) == INTERNAL_ERROR

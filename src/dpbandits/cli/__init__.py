@@ -8,6 +8,7 @@ from it. Invalid input prints one line, ``dpbandits: error: ...``, and exits wit
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from typing import Sequence
@@ -99,21 +100,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         # when it flushes standard output at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as error:
+        if error.errno not in _OUTPUT_ERRNOS:
+            return _internal_error(error)
+        # The output could not be written: what was written before stays; standard output is
+        # pointed at the null device so that Python's flush at exit does not fail again.
+        from .options import OUTPUT_ERROR
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"dpbandits: error: could not write the output: {error.strerror or error}"
+              f"{f' ({error.filename})' if error.filename else ''}; files written before stay "
+              f"(exit status {OUTPUT_ERROR})", file=sys.stderr)
+        return OUTPUT_ERROR
     except (Exception, SystemExit) as error:
         if isinstance(error, SystemExit) and args is None:
             raise                           # argparse's own exit (--help)
-        import traceback
+        return _internal_error(error)
 
-        from .options import INTERNAL_ERROR
 
-        what = (f"SystemExit({error.code!r}) escaped the command" if isinstance(error, SystemExit)
-                else f"{type(error).__name__}: {error}")
-        print(f"dpbandits: internal error: {(what.splitlines() or [''])[0][:500]} (a bug in "
-              f"dpbandits, not a finding; exit status {INTERNAL_ERROR}; set "
-              f"DPBANDITS_TRACEBACK=1 to see where)", file=sys.stderr)
-        if os.environ.get("DPBANDITS_TRACEBACK"):
-            traceback.print_exc()
-        return INTERNAL_ERROR
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBIG}
+"""Errors of writing the output that are the machine's, not the program's."""
+
+
+def _internal_error(error: BaseException) -> int:
+    """One line naming what escaped a command, status 70 (the traceback only on request)."""
+    import os
+    import traceback
+
+    from .options import INTERNAL_ERROR
+
+    what = (f"SystemExit({error.code!r}) escaped the command" if isinstance(error, SystemExit)
+            else f"{type(error).__name__}: {error}")
+    print(f"dpbandits: internal error: {(what.splitlines() or [''])[0][:500]} (a bug in "
+          f"dpbandits, not a finding; exit status {INTERNAL_ERROR}; set "
+          f"DPBANDITS_TRACEBACK=1 to see where)", file=sys.stderr)
+    if os.environ.get("DPBANDITS_TRACEBACK"):
+        traceback.print_exception(error)
+    return INTERNAL_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,7 +20,7 @@ from ..distributed import check_scheduler_address, dask_client
 from ..errors import DPBanditsError, check_seed
 
 __all__ = ["Parser", "integer", "auto_integer", "epsilon", "probability", "seconds", "seed",
-           "unit_number", "finite_number", "samples_or_zero", "scheduler_address", "movielens_folder", "check_out", "given", "EXIT_CODES", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
+           "unit_number", "finite_number", "samples_or_zero", "scheduler_address", "movielens_folder", "check_out", "given", "EXIT_CODES", "INTERNAL_ERROR", "OUTPUT_ERROR", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
            "progress_bar", "cluster", "add_seed", "add_workers", "add_scheduler", "add_out", "add_backend",
            "add_progress", "add_json"]
 
@@ -30,12 +30,17 @@ OK, FOUND, BAD_INPUT, NOT_TESTED = 0, 1, 2, 3
 INTERNAL_ERROR = 70
 """Exit status of an internal error (a bug in dpbandits; sysexits' EX_SOFTWARE), never a finding."""
 
+OUTPUT_ERROR = 74
+"""Exit status when the output could not be written (standard output or a disk full, a read-only
+or vanished device; sysexits' EX_IOERR): neither a finding nor a bug."""
+
 EXIT_CODES = """exit status:
   0  consistent / conforms (no violation found, no difference found)
   1  violation / differs (any one, for several checks)
   2  bad usage or input (one line on stderr naming the problem; nothing is run)
   3  could not test (e.g. the output never varied, so no verdict is possible)
-  70 internal error (a bug in dpbandits, reported on one line; not a finding)"""
+  70 internal error (a bug in dpbandits, reported on one line; not a finding)
+  74 the output could not be written (a full disk or standard output; files already written stay)"""
 """The exit statuses, as every ``--help`` prints them."""
 
 
