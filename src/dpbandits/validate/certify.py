@@ -75,6 +75,7 @@ def certify(name: str, *, variant: str | None = None, epsilon: float = 1.0,
     private = get(name).private
     eps = epsilon if private else None
     params, K, where = _problem(name, params, means)
+    horizon = certified_horizon(name, K, eps, variant, params, horizon)
     if candidate is None:
         candidate = RegistryMechanism(name, K, eps, variant, params, T=horizon,
                                       backend="compiled")
@@ -82,6 +83,21 @@ def certify(name: str, *, variant: str | None = None, epsilon: float = 1.0,
     return validate(candidate, name, epsilon=eps, variant=variant, params=params, **where,
                     horizon=horizon, runs=runs, seed=seed, alpha=alpha, audit_samples=0,
                     backend="reference", explain=False)
+
+
+def certified_horizon(name: str, K: int, epsilon: float | None, variant: str | None,
+                      params: dict[str, Any], horizon: int) -> int:
+    """``horizon``, unless the reference's actions do not depend on the rewards within it (DP-SE
+    at K = 5 releases nothing before round 8126): then twice the horizon from which they do, as
+    :func:`~dpbandits.validate.loading.default_horizon` chooses, so that a certificate compares
+    rounds in which a kernel's arithmetic could show (at T = 500 DP-SE's certificate compared
+    round-robin only and could not fail)."""
+    from ..audit.against import audit_horizon, first_dependent_round
+
+    if first_dependent_round(name, K, horizon, epsilon, variant, params) is not None:
+        return horizon
+    found_T, first = audit_horizon(name, K, epsilon, variant, params, start=horizon)
+    return horizon if first is None else 2 * found_T
 
 
 def _problem(name: str, params: dict[str, Any] | None, means) -> tuple[dict[str, Any], int, dict]:
