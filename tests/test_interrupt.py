@@ -34,9 +34,10 @@ below the minutes each simulation below would take to finish."""
 STARTED = b"run-rounds"
 """The progress bar's unit: on stderr once the first chunk of rounds has run."""
 
-DELAY = 15.0
+DELAY = 8.0
 """Seconds before the signal for a command without a progress bar: past the checks, the bounds'
-set-up and a cold compilation of the kernel (3 to 11 s), far from the end of its simulation."""
+set-up and, mostly, a cold compilation of the kernel (3 to 11 s; a signal during compilation ends
+the command as well), far from the end of its simulation."""
 
 COMMANDS = {
     "bounds, compiled kernel": ["bounds", "anytime-lazy-ucb", "--setting", "hu2021-setting2",

@@ -111,6 +111,7 @@ def test_hybrid_counter_with_the_printed_budget_is_flagged_white_box():
     assert result.verdict == "violation"
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_dp_ucb_int_literal_reading_is_flagged():
     """docs/errata.md#td-int-loop: the printed loop (fresh noise every step at a release point) breaks the

@@ -214,6 +214,7 @@ def test_a_table_rewriting_candidate_is_the_violation_its_plain_twin_is(capsys, 
     assert rewritten["epsilon_lower_bound"] == honest["epsilon_lower_bound"] > 1
 
 
+@pytest.mark.slow
 @pytest.mark.exact
 def test_assert_private_sees_through_a_table_rewriting_candidate(hostile):
     from dpbandits.testing import assert_private

@@ -148,6 +148,7 @@ def test_a_constant_candidate_could_not_be_tested(tmp_path, capsys):
     assert "generic audit (no --against)" in captured.out
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_assert_private_fails_the_planted_bug_and_passes_the_faithful_dp_se():
     """The faithful DP-SE keeps its claim, so assert_private fails it with probability <= 0.05
@@ -161,6 +162,7 @@ def test_assert_private_fails_the_planted_bug_and_passes_the_faithful_dp_se():
         assert_private(ci_dp_se.ExactFirstDPSE, against="dp-se", epsilon=1, samples=500)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_tie_breaking_alone_is_reported_as_a_path_difference():
     """A UCB1 with random first pulls and random ties: outcomes conform (a false 'differs in

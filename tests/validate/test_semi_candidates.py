@@ -177,6 +177,7 @@ def test_a_loaded_candidate_gives_the_same_bases_with_two_workers():
 DPUCB_MAT_EXAMPLE = str(ROOT / "examples" / "validate" / "dpucb_mat.py")
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_the_dpucb_mat_example_conforms_on_the_command_line(capsys, tmp_path):
     """examples/validate/dpucb_mat.py (DPUCB-MAT, variant corrected, written from the page)

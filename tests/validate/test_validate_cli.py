@@ -46,6 +46,7 @@ def test_a_planted_constant_exits_1_and_names_the_first_difference(tmp_path, cap
     assert data["first_difference"]["t"] == 10 and data["first_difference"]["p_value"] < 1e-10
 
 
+@pytest.mark.slow
 @pytest.mark.smoke
 def test_a_python_policy_by_module_and_name(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(EXAMPLES)

@@ -69,6 +69,7 @@ def test_anytime_lazy_ucb_independent_implementation_conforms_and_late_release_d
     assert min(c.p_value for c in late.comparisons) < 1e-20
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_reused_noise_in_a_bandit_algorithm_is_caught_by_the_audit_not_the_behaviour():
     """Anytime-Lazy-UCB reusing one noise draw per arm. The audit's lower bound on epsilon (1.88
@@ -83,6 +84,7 @@ def test_reused_noise_in_a_bandit_algorithm_is_caught_by_the_audit_not_the_behav
     assert "anytime-lazy-ucb's claim: 1-DP" in result.summary()
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_ftnl_controls_behaviour_and_privacy():
     """Faithful FTNL conforms (probability of failure <= 0.01, Holm) and its audit is consistent

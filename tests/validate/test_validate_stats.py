@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as hs
 from scipy import stats
 
@@ -40,6 +40,7 @@ def test_holm_rejects_bad_input():
 
 
 @pytest.mark.property
+@settings(max_examples=40)
 @given(hs.lists(hs.floats(0, 1), min_size=1, max_size=30), hs.floats(0.001, 0.5))
 def test_holm_adjusted_p_values_agree_with_the_procedure(p_values, alpha):
     adjusted = holm_adjusted(p_values)
