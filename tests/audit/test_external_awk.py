@@ -146,6 +146,7 @@ def test_reused_noise_is_a_violation(capsys):
     assert result["epsilon_lower_bound"] > 3.0
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_the_faithful_program_conforms_in_behaviour(tmp_path, capsys):
     """Behaviour only (--audit-samples 0, the audit is tested above): a faithful program is

@@ -370,6 +370,7 @@ def test_the_time_limit_applies_to_each_call_not_to_the_whole_sample(hostile):
 
 # ---- output ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.exact
 def test_a_printing_candidate_leaves_json_valid(capsys, hostile):
     for target in (f"{hostile / 'prints.py'}:Plays", f"{hostile / 'hostile.py'}:Prints"):

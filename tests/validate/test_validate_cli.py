@@ -18,6 +18,7 @@ EXAMPLES = ROOT / "examples" / "validate"
 SMALL = ["--horizon", "200", "--runs", "30", "--no-progress"]
 
 
+@pytest.mark.slow
 @pytest.mark.smoke
 @pytest.mark.statistical
 def test_an_awk_program_conforms_and_writes_json_and_png(tmp_path, capsys):
@@ -35,6 +36,7 @@ def test_an_awk_program_conforms_and_writes_json_and_png(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["validate-ucb1-sh-ucb1.json", "validate-ucb1-sh-ucb1.png"]
 
 
+@pytest.mark.slow
 @pytest.mark.smoke
 @pytest.mark.statistical
 def test_a_planted_constant_exits_1_and_names_the_first_difference(tmp_path, capsys):

@@ -107,6 +107,7 @@ def test_ftnl_controls_behaviour_and_privacy():
     assert reused.audit.epsilon_lower_bound > 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.statistical
 def test_false_alarm_rate_on_faithful_implementations():
     """20 independent validations at family-wise level alpha = 0.2 (10 of the independent UCB1,
