@@ -13,14 +13,19 @@ Finished results are the caller's: whatever it has written stays written.
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.connection import wait
 from typing import Iterator
 
 __all__ = ["process_pool", "stop_pool"]
 
 STOP_WAIT = 1.0
-"""Seconds to wait for each terminated worker before it is killed."""
+"""Seconds to wait for the terminated workers before they are killed."""
+
+MANAGER_WAIT = 10.0
+"""Seconds to wait for the pool's manager thread to fail the tasks its workers held."""
 
 
 @contextmanager
@@ -37,14 +42,34 @@ def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Cancel ``pool``'s queued tasks and end its worker processes now."""
+    """Cancel ``pool``'s queued tasks and end its worker processes now.
+
+    A worker counts as ended when its sentinel is ready (the process has exited), which does not
+    depend on which thread reaps it: the pool's own manager thread reaps the workers it finds
+    dead at the same time, and ``Process.is_alive`` can read a worker reaped by that thread as
+    alive for a moment. When this returns, every worker has exited and the manager thread has
+    failed the tasks that were already handed to a worker (``BrokenProcessPool``)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(STOP_WAIT)
-        if process.is_alive():
-            process.kill()
-            process.join(STOP_WAIT)
+        process.terminate()
+    running = _not_ended(processes, STOP_WAIT)
+    for process in running:
+        process.kill()
+    _not_ended(running, STOP_WAIT)
+    if manager is not None:
+        manager.join(MANAGER_WAIT)
+
+
+def _not_ended(processes: list, timeout: float) -> list:
+    """The processes of ``processes`` that have not exited within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    running = list(processes)
+    while running:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        ready = set(wait([p.sentinel for p in running], remaining))
+        running = [p for p in running if p.sentinel not in ready]
+    return running
