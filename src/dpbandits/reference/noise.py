@@ -26,9 +26,10 @@ noise is one draw multiplied by a positive constant common to every run (``Lap(1
 scale is rescaled with it). Noise changed after it was drawn in any other way (zeroed, shifted,
 scaled per value, used twice) is not fresh. An argmax release (``kind="argmax"``) hands back an
 :class:`ArgmaxOnly` array: its argmax is free, and any other read of its noisy values marks the
-release as a release of those values. :func:`decision` is where a policy's decision rule (the
-index of an argmax) is checked across the runs: an index that differs between runs depends on
-data no release covers. A noise value that differs across runs, a published value, a decision or
+release as a release of those values. :func:`decision` is where a policy's decision rules are checked across the
+runs: the index of an argmax, the greedy scores, and the two sides of every comparison that ends
+an epoch, triggers a lazy update or eliminates an arm. An input that differs between runs depends
+on data no release covers, whether or not the rule's outcome moves on the traced run. A noise value that differs across runs, a published value, a decision or
 an action that differs across runs, or a random draw whose parameters differ across runs, are
 recorded as leaks of the probed cells (no noise stands between them and the output); runs that
 ask for draws of different sizes raise :class:`DivergedRuns`, which the accountant records as a
@@ -104,12 +105,15 @@ def publish(value):
     return value
 
 
-def decision(index):
-    """The input of a decision rule (the index an argmax reads): checked across the lockstep runs
-    in tracing mode, where it must not depend on data that no release covers."""
+def decision(*inputs):
+    """The inputs of a decision rule (the index an argmax reads, the two sides of a comparison
+    that ends an epoch or eliminates an arm), returned unchanged: one input as itself, several
+    as a tuple. In tracing mode each is checked across the lockstep runs, where it must not
+    depend on data that no release covers."""
     if _TRACER is not None:
-        _TRACER.decided(index)
-    return index
+        for x in inputs:
+            _TRACER.decided(x)
+    return inputs[0] if len(inputs) == 1 else inputs
 
 
 def resample(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
@@ -348,6 +352,9 @@ class Tracer:
         self._leak_where(np.any(v != v[0], axis=1), "a published value that differs across runs")
 
     def decided(self, index) -> None:
+        if np.size(index) % self.runs:
+            raise DivergedRuns(f"a decision's input of size {np.size(index)} is not one per "
+                               "lockstep run")
         v = self._per_run(index)
         same = (v == v[0]) | (np.isnan(v) & np.isnan(v[0]))
         self._leak_where(~np.all(same, axis=1), "a decision's input that differs across runs")

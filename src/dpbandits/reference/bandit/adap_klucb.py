@@ -71,7 +71,7 @@ import numpy as np
 
 from ...errors import DPBanditsError
 from ..declarations import LazyEpoch
-from ..noise import laplace, release
+from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 
@@ -200,7 +200,7 @@ class AdaPKLUCB(PolicyBase):
     def act(self, t: int) -> np.ndarray:
         if t <= self.K:
             return np.full(self.runs, t - 1)                                     # [Alg.1 l.3]
-        start = np.flatnonzero(self.left == 0)                                   # [Alg.1 l.5]
+        start = np.flatnonzero(decision(self.left) == 0)   # a count, never rewards  [Alg.1 l.5]
         if start.size:
             chosen = self.argmax(self.index(t, start))                           # [Alg.1 l.6]
             length = self.N[start, chosen]
@@ -225,7 +225,7 @@ class AdaPKLUCB(PolicyBase):
         self.N[rows, actions] += 1                                               # [Alg.1 l.7]
         self.total += x
         self.left -= 1
-        ended = np.flatnonzero(self.left == 0)
+        ended = np.flatnonzero(decision(self.left) == 0)   # the episode of [Alg.1 l.7] ends
         if ended.size:
             j, n = self.arm[ended], self.length[ended].astype(float)
             L = laplace(self.rng, 1.0 / (self.epsilon * n), ended.size)          # Lemma 1

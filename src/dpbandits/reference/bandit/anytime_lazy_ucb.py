@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from ..declarations import LazyEpoch
-from ..noise import laplace, release
+from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
 
@@ -96,7 +96,8 @@ class AnytimeLazyUCB(PolicyBase):
             return
         self.N[rows, actions] += 1                                               # [l.5]
         self.Phi[rows, actions] += x
-        full = self.N[rows, actions] == np.left_shift(1, self.r[rows, actions] + 1)  # [l.6]
+        pulls, epoch = decision(self.N[rows, actions], self.r[rows, actions])   # counts only
+        full = pulls == np.left_shift(1, epoch + 1)                              # [l.6]
         if full.any():
             i, j = rows[full], actions[full]
             O = np.left_shift(1, self.r[i, j] + 1).astype(float)                 # [l.7]

@@ -70,7 +70,7 @@ import numpy as np
 
 from ...errors import DPBanditsError, check_positive_int, check_probability
 from ..declarations import Declined, FirstElimination, TraceSetting
-from ..noise import laplace, release
+from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 
@@ -222,7 +222,8 @@ class DPSE(PolicyBase):
             return
         self.sums[going, actions[going]] += x[going]                             # [l.6]
         self.pos[going] += 1
-        ended = going[self.pos[going] == self.n_active[going] * self.R[going]]
+        pulls, length = decision(self.pos, self.n_active * self.R)   # counts, never rewards
+        ended = going[pulls[going] == length[going]]                             # [l.6]
         if ended.size:
             self._end_epoch(ended)
 
@@ -240,8 +241,9 @@ class DPSE(PolicyBase):
         self.mu_tilde[i[run], arm] = mu[run, arm]
         threshold = elimination_threshold(self.e[i], self.n_active[i], R,        # [l.8]
                                           self.epsilon, self.beta)
-        best = mu.max(axis=1, keepdims=True)
-        keep = active & (best - mu <= threshold[:, None])                        # [l.9]
+        # The rule reads the releases and the public threshold only (post-processing).
+        gap, width = decision(mu.max(axis=1, keepdims=True) - mu, threshold[:, None])
+        keep = active & (gap <= width)                                           # [l.9]
         self.active[i] = keep
         self.n_active[i] = keep.sum(axis=1)
         self.sums[i] = 0.0

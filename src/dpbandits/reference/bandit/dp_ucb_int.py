@@ -93,7 +93,7 @@ from scipy.special import zeta
 
 from ...errors import DPBanditsError, check_epsilon, check_positive_int, check_probability
 from ..declarations import AuditPreset, KnownPairs, TablePair
-from ..noise import laplace, release
+from ..noise import decision, laplace, release
 from ..neighbours import ROW, NeighbourRelation
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -471,7 +471,8 @@ class DPUCBInt(PolicyBase):
         rows = self._rows
         self.s[rows, actions] += r                         # [Alg.3 l.11], in both phases (dev. 2)
         self.n[rows, actions] += 1
-        hit = self.n[rows, actions] == self.next_point[rows, actions]
+        pulls, point = decision(self.n[rows, actions], self.next_point[rows, actions])  # counts
+        hit = pulls == point
         self.at_point[rows, actions] = hit
         if hit.any():
             i, a = rows[hit], actions[hit]

@@ -69,7 +69,7 @@ import numpy as np
 
 from ..declarations import HybridItem
 from ..mechanisms import binary_step
-from ..noise import laplace, release
+from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 
@@ -172,7 +172,8 @@ class HybridUCB(PolicyBase):
         self.alpha[rows, j], self.alpha_hat[rows, j] = alpha, alpha_hat
         self.B_tilde[rows, j] = B_tilde
         self.mu_tilde[rows, j] = (self.F_tilde[rows, j] + B_tilde) / self.O[rows, j]  # [Alg.4 l.9]
-        full = tau == np.left_shift(1, r)                                        # [Alg.4 l.10]
+        filled, leaves = decision(tau, np.left_shift(1, r))     # counts only, never rewards
+        full = filled == leaves                                                  # [Alg.4 l.10]
         if full.any():
             # Array r is full with the tree: its Z^(r) is drawn once, now (deviation 2), so that
             # F~ already holds arrays 0..r when (32) is next needed, at the arm's next update.

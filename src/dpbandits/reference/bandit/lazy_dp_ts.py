@@ -48,7 +48,7 @@ import numpy as np
 
 from ...errors import DPBanditsError
 from ..declarations import LazyEpoch
-from ..noise import laplace, release
+from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
 
@@ -122,7 +122,8 @@ class LazyDPTS(PolicyBase):
             return
         self.N[rows, actions] += 1                                               # [Alg.3 l.6]
         self.Phi[rows, actions] += x
-        full = self.N[rows, actions] == np.left_shift(1, self.r[rows, actions] + 1)  # [Alg.3 l.7]
+        pulls, epoch = decision(self.N[rows, actions], self.r[rows, actions])   # counts only
+        full = pulls == np.left_shift(1, epoch + 1)                              # [Alg.3 l.7]
         if full.any():
             i, j = rows[full], actions[full]
             O = np.left_shift(1, self.r[i, j] + 1).astype(float)                 # [Alg.3 l.8]

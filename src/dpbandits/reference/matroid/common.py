@@ -8,6 +8,18 @@ the paper's K, the rank, is ``rank`` (also ``super_arm_size``). A policy that ob
 gets ``observe(0, None, w0)`` with w0 of shape (runs, L) before round 1; ``act(t)`` returns the
 greedy basis of every run, shape (runs, rank), in insertion order; ``observe(t, actions, x)``
 gets x of shape (runs, rank), the weights of the chosen base arms in the same order.
+
+Loops are not read at round 0. A loop (an element in no independent set, ``Matroid.loops``) is
+spanned by the empty set, so Algorithm 1 skips it whatever its score: the greedy basis is a
+function of the non-loop scores alone, and a loop is never played, so its w~_e is never updated
+either. Line 2's w_0(e) of a loop therefore reaches no output, and the estimator does not read
+it: the round-0 statistic is w_0(e) on the non-loop arms and 0 on the loops, plus the same
+Laplace draws on all L arms (the random stream and every non-loop value are unchanged). A loop's
+w~_e is its noise alone instead of w_0(e) + Lap, and the bases played are identical to the
+printed algorithm's for every w_0 and noise: the compiled kernel, which still adds w_0(e) to a
+loop's noise, plays bit-identical bases on matroids with loops. The row-0 release then has L'
+values of sensitivity 1 (L' the non-loop arms), the L' eps / K of :func:`round_zero_claim`,
+where L values were charged before.
 """
 
 from __future__ import annotations
@@ -145,15 +157,19 @@ class PrivateMatroidPolicy(MatroidPolicy):
         self.sum_buffer = np.zeros(shape)          # sum(buffer_e)
         self.inv_sqrt_T = np.ones(shape)           # 1 / sqrt(T_e)
         self.inv_eps_T = np.full(shape, 1.0 / initial_budget)  # 1 / (eps0 T_e) in the index
+        self.is_loop = np.zeros(self.L, bool)      # loops: in no basis, w_0(e) not read
+        self.is_loop[list(self.matroid.loops)] = True
 
     def observe_private_means(self, t: int, actions: np.ndarray | None, feedback: np.ndarray) -> None:
-        """Round 0: w~_e = w_0(e) + Lap (l.2). Round t: buffer the played arms' weights; an arm
+        """Round 0: w~_e = w_0(e) + Lap (l.2), w_0(e) read on the non-loop arms only (module
+        header). Round t: buffer the played arms' weights; an arm
         whose buffer reaches 2^(s_e + 1) gets one fresh Lap(1/eps0) on the buffer's sum, which
         replaces its private mean, and its buffer is emptied (Alg. 2 l.9-13, Alg. 3 l.10-14)."""
         if t == 0:
             w0 = self.round_zero(t, actions, feedback)
             noise = laplace(self.rng, self.round_zero_scale, w0.shape)
-            self.w_tilde = np.ascontiguousarray(release(w0, noise))                      # [Alg.2/3 l.2]
+            read = np.where(self.is_loop, 0.0, w0)      # a loop's weight is not read (header)
+            self.w_tilde = np.ascontiguousarray(release(read, noise))                    # [Alg.2/3 l.2]
             return
         x = self.semi_feedback(t, actions, feedback).ravel()
         played = self.cells(actions)                   # state arrays are C-contiguous: flat views
@@ -181,9 +197,10 @@ def round_zero_claim(policy: MatroidPolicy, source: str) -> PrivacyClaim:
 
     Theorem 1's proof covers a change in a row s >= 1: only the K arms of A^s read it, each
     reward enters one epoch sum released once with Lap(K/eps), so K compositions of eps/K.
-    Row 0 is read in all L coordinates. As printed (``paper``) each gets Lap(K/eps), so a row-0
-    change costs up to L' eps / K, L' the number of non-loop base arms (loops never influence a
-    decision); the claim fails whenever L' > K (counterexample below). ``corrected`` adds
+    Row 0 is read in all L' non-loop coordinates (L' the number of non-loop base arms; a loop's
+    w_0(e) reaches no output and is not read, module header). As printed (``paper``) each gets
+    Lap(K/eps), so a row-0 change costs up to L' eps / K; the claim fails whenever L' > K
+    (counterexample below). ``corrected`` adds
     Lap(L/eps) to the L row-0 values (L1 sensitivity L): eps-DP for rows 0..n, since neighbours
     differ in one row only and nothing composes across rows.
     """

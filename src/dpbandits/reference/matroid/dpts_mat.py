@@ -30,6 +30,7 @@ Regret (Theorem 4, O-only): Theorem 2's bound plus sum_{k: Delta_{min,k} > 0}
 O(ln(Kn) / Delta_{min,k}); Thm 4 makes the V-term explicit with c = 72.
 
 Lines l.2 and l.10-14 (the private mean estimator DPUCB-MAT and DPTS-MAT share, Sec. 3-4) are implemented once, in ``PrivateMatroidPolicy.observe_private_means`` (``common.py``), with the variants and the claim.
+Line 2 there does not read the round-0 weight of a loop (deviation 6).
 
 Deviations:
 1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
@@ -41,6 +42,9 @@ Deviations:
 4. Greedy ties by ascending base-arm index (probability 0 here) or at random
    (``tie_break="random"``); the basis is returned in insertion order.
 5. Buffers kept as (count, sum); weights must lie in [0, 1] (docs/errata.md#chh-reward-range); no eps = infinity.
+6. A loop's w_0(e) is not read: its w~_e is its round-0 noise alone. Greedy never picks a loop,
+   so the bases played are the printed algorithm's for every w_0 and noise, with the same draws
+   (``common.py``).
 """
 
 from __future__ import annotations

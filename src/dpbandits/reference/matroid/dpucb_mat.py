@@ -32,6 +32,7 @@ O(ln(Kn) / Delta_{e,min} + min{K, log2(Kn)} ln(Kn) / (eps / K)); Thm 2 derives
 the explicit sum_e G_e^(24) + L F_K(n) for the printed algorithm.
 
 Lines l.2 and l.9-13 (the private mean estimator DPUCB-MAT and DPTS-MAT share, Sec. 3-4) are implemented once, in ``PrivateMatroidPolicy.observe_private_means`` (``common.py``), with the variants and the claim.
+Line 2 there does not read the round-0 weight of a loop (deviation 6).
 
 Deviations:
 1. Default variant ``corrected``: round-0 noise Lap(L/eps) instead of Lap(K/eps), and while
@@ -46,6 +47,9 @@ Deviations:
 4. The buffer of each arm is kept as (count, sum), which is all line 12 reads.
 5. Weights must lie in [0, 1] (docs/errata.md#chh-reward-range) and are checked; eps = infinity is not offered (for
    large eps the algorithm is near non-private but is not OMM, docs/errata.md#chh-large-eps).
+6. A loop's w_0(e) is not read: its w~_e is its round-0 noise alone. Greedy never picks a loop
+   (it is spanned by the empty set), so the bases played are the printed algorithm's for every
+   w_0 and noise, with the same draws; the row-0 release reads L' values, not L (``common.py``).
 """
 
 from __future__ import annotations
