@@ -28,14 +28,9 @@ def _algorithms(out: Path, budget: dict, seed: int, client, say, workers: int = 
 def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
                backend: str = "auto") -> Part:
     from ..audit import audit_all, claims_table
-    from ..audit.runner import AUDIT_PRESETS
 
-    presets = {"dp-ucb-int": {**AUDIT_PRESETS.get("dp-ucb-int", {}),
-                              "samples": budget["audit_int_samples"]},
-               # the designed pairs of DP-UCB refute its printed claim at 50 000 runs, not at
-               # 20 000 (docs/audit-design.md): 5 x the budget's test sample
-               "dp-ucb": {**AUDIT_PRESETS.get("dp-ucb", {}),
-                          "samples": 5 * budget["audit_samples"]}}
+    samples = _preset_samples(budget)
+    presets = {name: settings for name, (settings, _) in samples.items()}
     results = audit_all(1.0, samples=budget["audit_samples"], seed=seed, presets=presets,
                         client=client, workers=workers, resume=out / "audit-results",
                         progress=say, backend=backend)
@@ -53,9 +48,10 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
     false_missed = [r.mechanism for r in results
                     if registered(r) and r.claim_status == "false" and r.verdict != "violation"]
     reasons = {m: _unrefuted_reason(m, budget["audit_samples"], seed) for m in false_missed}
-    text = (f"{budget['audit_samples']} test runs per side for each variant "
-            f"({budget['audit_int_samples']} for dp-ucb-int's counterexample, "
-            f"{5 * budget['audit_samples']} for dp-ucb's designed pairs), 95% confidence, "
+    own = ", ".join(f"{settings['samples']} for {name}'s {what}"
+                    for name, (settings, what) in samples.items())
+    text = (f"{budget['audit_samples']} test runs per side for each variant"
+            f"{f' ({own})' if own else ''}, 95% confidence, "
             "selection and test samples separate. `violation` means the lower bound exceeds the "
             "claim; `consistent` means this audit could not refute it (not a proof of privacy).\n\n"
             + table)
@@ -64,6 +60,34 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
                                 "false_but_not_detected": false_missed,
                                 "why_not_detected": reasons},
                 ["audit-claims.json"])
+
+
+def _preset_samples(budget: dict) -> dict[str, tuple[dict, str]]:
+    """Registered name -> (its ``audit --all`` preset with the budget's test sample, what that
+    sample is for), for every algorithm whose declared
+    :class:`~dpbandits.reference.declarations.AuditPreset` sets a test sample.
+
+    A preset with its own setting (epsilon, parameters or horizon: a worked counterexample,
+    docs/errata.md) runs the budget's counterexample sample, ``audit_int_samples``. A preset that
+    only raises the test sample (the sample at which designed pairs refute a claim,
+    docs/audit-design.md) states it at the default budget's common sample: the budget scales it
+    with its own common sample (x 1/10 tiny, x 5 full). Counterexamples first, then the registry's
+    order."""
+    from ..reference.registry import declaration, declared
+    from .plan import BUDGETS
+
+    scale = budget["audit_samples"] / BUDGETS["default"]["audit_samples"]
+    found = {}
+    for name, preset in declared("audit_preset").items():
+        if preset.samples is None:
+            continue
+        if any(value is not None for value in (preset.epsilon, preset.params, preset.T)):
+            found[name] = ({**preset.settings(), "samples": budget["audit_int_samples"]},
+                           "counterexample")
+        else:
+            what = "designed pairs" if declaration(name, "audit_design") else "test sample"
+            found[name] = ({**preset.settings(), "samples": round(preset.samples * scale)}, what)
+    return dict(sorted(found.items(), key=lambda item: item[1][1] != "counterexample"))
 
 
 def _unrefuted_reason(label: str, samples: int, seed: int) -> str:
