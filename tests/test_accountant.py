@@ -9,6 +9,7 @@ and so is every assertion.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -251,13 +252,120 @@ def test_diverging_runs_are_a_finding_not_a_crash():
 
 
 @pytest.mark.exact
-def test_status_is_a_proof_only_where_every_action_sequence_was_enumerated():
+def test_status_is_a_proof_only_where_every_action_sequence_and_table_was_enumerated():
     small = traced_upper("dp-ucb", variant="paper", K=2, T=6)
-    assert small.status == accountant.PROOF and small.traces == 2 * 2 ** 6
-    assert small.scope == "K = 2, T = 6, any table in [0, 1] whose release schedule follows the actions alone (checked on 2 tables, 2 noise seeds)"
+    assert small.status == accountant.PROOF and small.traces == 2 * 2 ** 6 * 2 ** 6
+    assert small.scope == ("K = 2, T = 6, every table with entries in {0, 1} (64 action sequences "
+                           "x 64 reward sequences, 2 noise seeds)")
     large = traced_upper("dp-ucb", variant="paper", K=3, T=32)
     assert not large.proof and large.status.startswith("estimate from")
     assert large.status.endswith("not a proof")
+    assert large.scope == "K = 3, T = 32, tables in [0, 1/2] from the trace seeds"
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name, feedback, size, scope", [
+    ("dp-ucb", "bandit", (2, 6), "64 action sequences x 64 reward sequences"),
+    ("rnm-ftnl", "full", (2, 4), "16 action sequences x 256 tables"),
+    ("dpucb-mat", "semi", (2, 5), "32 action sequences x 128 observed reward patterns")])
+def test_each_feedback_kind_proves_at_the_largest_T_within_the_budget(name, feedback, size, scope):
+    """The pairs (action sequence, {0, 1} table the policy can see) fit the budget at the proof's
+    T and not at T + 1: K^T x 2^T (bandit), K^T x 2^(K T) (full information), bases^T x
+    2^(K + rank T) (a semi-bandit that observes round 0)."""
+    assert get(name).feedback == feedback
+    assert accountant.proof_size(name) == size
+    sequences, tables = accountant.enumeration_size(name, K=size[0], T=size[1])
+    assert sequences * tables <= accountant.ENUMERATION_BUDGET
+    sequences, tables = accountant.enumeration_size(name, K=size[0], T=size[1] + 1)
+    assert sequences * tables > accountant.ENUMERATION_BUDGET
+    assert scope in traced_upper(name, variant="paper", K=size[0], T=size[1]).scope
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name, K, T", [("dp-ucb", 2, 4), ("dpucb-mat", 2, 3), ("rnm-ftnl", 2, 2),
+                                        ("lazy-dp-ts", 2, 4)])
+def test_the_enumeration_tree_agrees_with_tracing_each_table_alone(name, K, T):
+    """enumerate_traces runs a sequence's 2^V tables in the runs of one policy and shares the
+    sequences' prefixes (copied where they branch); tracing every (sequence, table) alone gives
+    the same releases, coefficients and leaks."""
+    traces = accountant.enumerate_traces(name, K=K, T=T, variant="paper")
+    root = accountant._begin(name, epsilon=1.0, K=K, T=T, variant="paper", seed=0,
+                             policy_class=None, params={}, tables=None)
+    options = accountant._choices(root)
+    assert len(traces) == len(options) ** T
+    for tr in traces:
+        cells = accountant._visible(get(name), root.rows, K, options, tr.sequence)
+        tables = accountant._binary_tables(root.rows, K, cells)
+        assert tr.tables == tables.shape[0] and not tr.moved
+        for g in range(tables.shape[0]):
+            run = accountant._begin(name, epsilon=1.0, K=K, T=T, variant="paper", seed=0,
+                                    policy_class=None, params={}, tables=tables[g:g + 1],
+                                    cells=cells)
+            for t, i in enumerate(tr.sequence, start=1):
+                run.step(t, options[i])
+            assert run.result("paper").signature() == tr.signature(), (tr.sequence, g)
+
+
+class ExtraReleaseAtFour(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB that also releases an arm's raw reward total, with fresh Lap(1/eps) noise,
+    in the round that total reaches 4. At K = 2, T = 6 only tables with rewards near 1 reach it:
+    a table with entries in [0, 1/2] plus a probe of +1/2 sums to at most 6 x 1/2 + 1/2 = 3.5."""
+
+    def observe(self, t, actions, feedback):
+        super().observe(t, actions, feedback)
+        x = np.asarray(feedback, dtype=float)
+        if not hasattr(self, "total"):
+            self.total = np.zeros((self.runs, self.K))
+        before = self.total[self._rows, actions].copy()
+        self.total[self._rows, actions] += x
+        hit = (before < 4) & (self.total[self._rows, actions] >= 4)
+        if hit.any():
+            i, j = self._rows[hit], actions[hit]
+            release(self.total[i, j], laplace(self.rng, 1.0 / self.epsilon, i.size))
+
+
+@pytest.mark.exact
+def test_a_schedule_that_moves_with_a_reward_value_is_not_a_proof():
+    """The release at a total of 4 happens on some {0, 1} tables only: the enumeration finds the
+    sequence and the table, and the bound is an estimate. The former check, every action
+    sequence on the two seeded tables (entries in {0, 1/4, 1/2}), saw exactly the honest
+    releases on every sequence, so it would have called the bound a proof."""
+    honest = traced_upper("anytime-lazy-ucb", K=2, T=6)
+    assert honest.proof and honest.epsilon == pytest.approx(1.0)
+    planted = traced_upper("anytime-lazy-ucb", K=2, T=6, policy_class=ExtraReleaseAtFour)
+    assert not planted.proof and planted.status.endswith("not a proof")
+    assert planted.findings[0] == (
+        "sequence 0 0 0 0 0 0, seed 0: the releases moved with the table (rewards x1,0=1 x2,0=1 "
+        "x3,0=1 x4,0=1 x5,0=0 x6,0=0; with rewards x1,0=0 x2,0=0 x3,0=0 x4,0=0 x5,0=0 x6,0=0 "
+        "they differ)")
+    for sequence in itertools.product(range(2), repeat=6):
+        for seed in (0, 1):
+            old = trace("anytime-lazy-ucb", K=2, T=6, seed=seed, actions=sequence,
+                        policy_class=ExtraReleaseAtFour)
+            assert old.signature() == trace("anytime-lazy-ucb", K=2, T=6, seed=seed,
+                                            actions=sequence).signature()
+
+
+@pytest.mark.exact
+def test_a_schedule_that_moves_with_the_noise_seed_is_not_a_proof():
+    """A release that follows the first noise value moves between the proof's two noise seeds on
+    every sequence, whatever the table: an estimate, with the sequence named."""
+    upper = traced_upper("anytime-lazy-ucb", K=2, T=6, policy_class=SignedExtraRelease)
+    assert not upper.proof
+    assert any("moved with the noise seed" in f for f in upper.findings)
+
+
+class SignedExtraRelease(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB that releases one more noisy value of its first reward in round 3 when
+    its first noise value (Alg. 1 l.2) exceeded 0.1: on seed 0 it was 0.320, on seed 1 0.024."""
+
+    def observe(self, t, actions, feedback):
+        super().observe(t, actions, feedback)
+        if t == 1:
+            self.first = np.asarray(feedback, dtype=float).copy()
+            self.sign = float(np.asarray(self.mu_tilde)[0, 0] - self.first[0]) > 0.1
+        if t == 3 and self.sign:
+            release(self.first, laplace(self.rng, 1.0 / self.epsilon, self.runs))
 
 
 @pytest.mark.exact

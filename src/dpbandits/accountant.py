@@ -28,15 +28,35 @@ by its statistic's change maps the run on one table to the same actions on its n
 cost above. So the algorithm's epsilon is the maximum of that cost over every output it can
 produce, and the accountant says which of two things it computed:
 
-* **proof at this size**: at small K and T (at most :data:`ENUMERATION_LIMIT` action sequences)
-  :func:`traced_upper` enumerates every action sequence, forcing each one on the policy round by
-  round, on two reward tables and two noise seeds; where the release schedule along every
-  sequence is the same on both (it depends on the actions only, and the statistics' coefficients
-  on the cells do not depend on the table), the maximum over the sequences bounds epsilon for
-  every table with entries in [0, 1] at that K and T;
-* **estimate from N traces, not a proof**: otherwise (larger sizes, or a schedule that moved with
-  the table or the noise), the maximum over the traced trajectories: the natural ones on seeded
-  tables and forced ones that hold one arm after a round-robin start.
+* **proof at this size**, for every table with entries in {0, 1} at that K and T: where the
+  action sequences times the {0, 1} tables the policy can tell apart along each fit
+  :data:`ENUMERATION_BUDGET` (at K = 2: T = 6 for a bandit, 4 for full information, 5 for the
+  matroid policies on their rank-1 matroid; :func:`proof_size`), :func:`traced_upper` forces
+  every action sequence on the policy round by round and runs it on every such table, on each
+  of the :data:`PROOF_SEEDS` noise seeds. What reaches the policy is what :meth:`_Run.step` and
+  :meth:`_Run.round_zero` feed it: the pulled arm's reward (``feedback == "bandit"``:
+  ``x[t, a_t]`` only), the whole row (full information), the chosen set's cells and, for the
+  matroid policies, round 0's row (semi-bandit). Along a sequence a_1..a_T a bandit therefore
+  sees only x_t = table[t, a_t], and the 2^T reward sequences stand for every {0, 1} table
+  (64 x 64 at K = 2, T = 6); the other kinds enumerate the cells they see. Each seen cell is
+  probed by +1/2 from 0 and -1/2 from 1, so the two ends of a one-cell change probe the same
+  table; when the coefficients are the same at both ends, a statistic computed from the
+  rewards and the actions moves by exactly its coefficient along that change (one that also
+  reads earlier released values is taken to be affine in each cell given them, as in every
+  trace). The status is a proof when, along each sequence, the releases (rounds, kinds,
+  families, scales, the cells each value covers and their coefficients, freshness, leaks) are
+  the same on every table and seed; the maximum over every (sequence, table, seed) then bounds
+  epsilon for every pair of neighbouring tables with entries in {0, 1}. The noise values are
+  sampled on the seeds, not enumerated: a schedule that moved with noise values only other
+  seeds draw would be missed, and the proof is stated given that the schedule along each
+  sequence did not move on the seeds. Tables with other entries are not covered. The
+  sequences are traced as a tree (a prefix once, copied where sequences branch) with a
+  sequence's tables in the runs of one policy (:class:`_TableTracer`);
+* **estimate from N traces, not a proof**: otherwise (larger sizes, a refused sequence after
+  the policy's start, or a schedule that moved with the table or the noise seed, which the
+  findings name: the sequence, the seed and the table), the maximum over the traced
+  trajectories: the natural ones on seeded tables, forced ones that hold one arm after a
+  round-robin start and, where enumerated, every sequence and {0, 1} table.
 
 Whether the release schedule depends on the data is derived, not declared: it is
 ``data-independent`` when the rounds, kinds, families, scales and sizes of the releases were the
@@ -48,7 +68,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -56,7 +76,7 @@ import numpy as np
 
 from .errors import DPBanditsError
 from .reference import noise
-from .reference.noise import DivergedRuns, LockstepGenerator, Release, Tracer
+from .reference.noise import ArgmaxOnly, DivergedRuns, LockstepGenerator, Release, Tracer
 from .reference.privacy import Guarantee, PrivacyClaim
 from .reference.declarations import TraceSetting
 from .reference.registry import Declared, canonical, declaration, get, make
@@ -64,7 +84,7 @@ from .reference.registry import Declared, canonical, declaration, get, make
 __all__ = ["Trace", "Accounting", "Bracket", "trace", "enumerate_traces", "release_loss",
            "row_losses", "account", "traced_upper", "bracket", "audit_bracket", "claim_bracket",
            "STRUCTURE", "TRACE_SETTINGS", "TRACE_K", "TRACE_T", "TRACE_SEEDS", "PROOF_K", "PROOF_T",
-           "ENUMERATION_LIMIT", "PROOF", "TABLES"]
+           "ENUMERATION_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES", "enumeration_size", "proof_size"]
 
 TRACE_K = 3
 """Arms (base arms for matroids) of the default traces."""
@@ -74,17 +94,25 @@ TRACE_SEEDS = (0, 1, 2)
 """Seeds of the default traces (each seed draws its own reward table)."""
 
 PROOF_K = 2
-"""Arms of the traces on which ``dpbandits list`` enumerates every action sequence."""
+"""Arms (base arms for matroids) at which ``dpbandits list`` proves its bounds."""
 PROOF_T = 6
-"""Rounds of those traces."""
-ENUMERATION_LIMIT = 256
-"""Most action sequences enumerated (2^8, 3^5, 4^4); above it the bound is an estimate."""
+"""Rounds of a bandit's proof at :data:`PROOF_K` (the largest T within :data:`ENUMERATION_BUDGET`:
+2^6 action sequences x 2^6 reward sequences); :func:`proof_size` gives every feedback kind's."""
+ENUMERATION_BUDGET = 4096
+"""Most (action sequence, {0, 1} table the policy can tell apart) pairs enumerated per noise seed,
+each one traced trajectory; above it the bound is an estimate. At K = 2 it admits T = 6 for a
+bandit (64 x 64), T = 4 for full information (16 x 256) and T = 5 for a rank-1 matroid that
+observes round 0 (32 x 128)."""
+PROOF_SEEDS = (0, 1)
+"""Noise seeds of an enumeration: the noise values are sampled on these seeds, not enumerated."""
 HELD_T = 200
 """Longest horizon at which the held sequences are traced beside the seeded ones."""
 PROOF = "proof at this size"
-"""The status of a bound computed on every action sequence (module docstring)."""
-TABLES = "any table in [0, 1] whose release schedule follows the actions alone (checked on 2 tables, 2 noise seeds)"
-"""The table class of a proof at its size."""
+"""The status of a bound computed on every action sequence and {0, 1} table (module docstring)."""
+TABLES = "every table with entries in {0, 1}"
+"""The table class of a proof at its size (its scope adds what was enumerated)."""
+ESTIMATED_TABLES = "tables in [0, 1/2] from the trace seeds"
+"""The tables of an estimate."""
 
 TRACE_SETTINGS: Mapping[str, dict[str, Any]] = Declared("trace_setting", TraceSetting.settings)
 """Trace settings that replace the defaults: each algorithm's ``trace_setting`` declaration, where
@@ -117,6 +145,12 @@ class Trace:
     actions: list[np.ndarray]
     findings: list[str] = field(default_factory=list)
     forced: bool = False
+    tables: int = 1
+    """How many reward tables the trace ran on at once (:func:`enumerate_traces`)."""
+    moved: tuple[str, ...] = ()
+    """Where the release schedule moved with the table: the round, what moved, the table."""
+    sequence: tuple[int, ...] = ()
+    """The forced action sequence (indices of :func:`_choices`), where one was enumerated."""
 
     def schedule(self) -> tuple:
         """Rounds, kinds, families, scales and sizes of the releases (not the cells they cover)."""
@@ -146,6 +180,8 @@ class Accounting:
     status: str = ""
     schedule: str = ""
     findings: tuple[str, ...] = ()
+    tables: str = ESTIMATED_TABLES
+    """The table class, with what was enumerated or traced."""
 
     @property
     def proof(self) -> bool:
@@ -155,8 +191,7 @@ class Accounting:
     @property
     def scope(self) -> str:
         """K, T and the table class the bound is stated for."""
-        tables = TABLES if self.proof else "tables in [0, 1/2] from the trace seeds"
-        return f"K = {self.K}, T = {self.T}, {tables}"
+        return f"K = {self.K}, T = {self.T}, {self.tables}"
 
     def guarantee(self) -> Guarantee:
         return Guarantee(self.epsilon, self.delta)
@@ -172,9 +207,156 @@ def _table(rng: np.random.Generator, rows: int, K: int) -> np.ndarray:
     return rng.integers(0, 3, (rows, K)) / 4.0
 
 
+class _TableTracer(Tracer):
+    """A :class:`~dpbandits.reference.noise.Tracer` for G reward tables traced at once: the runs
+    are G groups of 1 + P (group g: its table, then that table with each probed cell moved by
+    ``h[g, p]``, +1/2 from 0 and -1/2 from 1), every group drawing the same noise values. Within
+    a group everything is checked as in a one-table trace; across groups, whatever the release
+    schedule is made of (which values are released, their scales, each value's coefficients on
+    the cells, the noise itself) must be the same, else the schedule moved with the table, which
+    is recorded in ``moved`` with the group it moved in."""
+
+    def __init__(self, groups: int, cells: list[tuple[int, int]], h: np.ndarray) -> None:
+        super().__init__(groups * (1 + len(cells)), list(cells), _H)
+        self.groups, self.size = groups, 1 + len(cells)
+        self.h_table = np.asarray(h, dtype=float).reshape(groups, len(cells), 1)
+        self.moved: list[tuple[int, str]] = []
+
+    def _grouped(self, a) -> np.ndarray:
+        return np.asarray(a, dtype=float).reshape(self.groups, self.size, -1)
+
+    def _leak_in_groups(self, differs: np.ndarray, what: str) -> None:
+        """``differs`` (G, 1 + P): the probe runs whose value differs from their group's table."""
+        self._leak_where(np.concatenate([[False], differs[:, 1:].any(axis=0)]), what)
+
+    def _move(self, groups: np.ndarray, what: str) -> None:
+        """The first group (table) in ``groups`` where the schedule moved, with what moved."""
+        g = int(np.flatnonzero(groups)[0])
+        self.moved.append((g, f"round {self.step}: {what}"))
+
+    def leak_all(self, what: str) -> None:
+        self._leak_where(np.ones(self.size, bool), what)
+
+    def drawn(self, z: np.ndarray, family: str, scale) -> None:
+        per_value = self._grouped(np.broadcast_to(np.asarray(scale, dtype=float), np.shape(z)))
+        if np.any(per_value[:, 0] != per_value[0, 0]):
+            self._move(np.any(per_value[:, 0] != per_value[0, 0], axis=1), "a noise scale")
+        super().drawn(z, family, scale)
+
+    def released(self, value, noise, kind: str):
+        vb, nb = np.broadcast_arrays(np.asarray(value, dtype=float), np.asarray(noise, dtype=float))
+        v, nz = self._grouped(vb), self._grouped(nb)
+        noise_moves = np.any(nz != nz[:, :1], axis=2)
+        self._leak_in_groups(noise_moves, "noise that differs across runs")
+        if np.any(nz[:, 0] != nz[0, 0]):
+            self._move(np.any(nz[:, 0] != nz[0, 0], axis=1), "the noise values")
+        fresh, family, scale, taken = self._match(nz[0, 0])
+        fresh = fresh and not noise_moves.any()
+        self._used.update(taken)
+        diff = (v[:, 1:] - v[:, :1]) / self.h_table            # (G, P, m): each probe's change
+        moves = np.any(np.abs(diff - diff[0]) > _TOLERANCE, axis=(1, 2))
+        if moves.any():
+            self._move(moves, "the coefficients of a released statistic")
+            coefficient = np.abs(diff).max(axis=0)             # the largest over the tables
+        else:
+            coefficient = diff[0]
+        coefficients: list[dict[tuple[int, int], float]] = [dict() for _ in range(v.shape[2])]
+        for p, i in zip(*np.nonzero(coefficient)):
+            coefficients[i][self.cells[p]] = float(coefficient[p, i])
+        record = Release(family, scale, kind, coefficients, fresh, self.step)
+        self.releases.append(record)
+        out = np.broadcast_to((v[:, 0] + nz[:, 0])[:, None, :], v.shape)
+        out = out.reshape(np.shape(vb)).copy()
+        if kind == "argmax":
+            out = out.view(ArgmaxOnly)
+            out._release = record
+        return out
+
+    def published(self, value) -> None:
+        v = self._grouped(value)
+        self._leak_in_groups(np.any(v != v[:, :1], axis=2),
+                             "a published value that differs across runs")
+
+    def decided(self, index) -> None:
+        v = self._grouped(index)
+        same = (v == v[:, :1]) | (np.isnan(v) & np.isnan(v[:, :1]))
+        self._leak_in_groups(~np.all(same, axis=2), "a decision's input that differs across runs")
+
+    def resampled(self, bits: np.ndarray, x: np.ndarray) -> np.ndarray:
+        b, xs = self._grouped(bits), self._grouped(x)
+        return (b[:, :1] + (xs - xs[:, :1])).reshape(np.shape(bits))
+
+    def acted(self, actions: np.ndarray) -> None:
+        a = np.asarray(actions).reshape(self.groups, self.size, -1)
+        self._leak_in_groups(np.any(a != a[:, :1], axis=2), "an action that differs across runs")
+
+
+class _TableGenerator(LockstepGenerator):
+    """A :class:`~dpbandits.reference.noise.LockstepGenerator` for a :class:`_TableTracer`: every
+    run draws group 0's random numbers, except a draw whose parameters differ between groups (a
+    Beta posterior on each table's released statistics), drawn once per group."""
+
+    def __init__(self, seed: int, tracer: _TableTracer) -> None:
+        super().__init__(seed, tracer.runs, tracer)
+        self.groups, self.size = tracer.groups, tracer.size
+
+    def _first(self, param, n: int):
+        p = np.asarray(param, dtype=float)
+        if p.ndim == 0:
+            return float(p)
+        p = np.broadcast_to(p, (n * self.runs,) if p.ndim == 1 else p.shape)
+        p = p.reshape(self.groups, self.size, -1)
+        self.tracer._leak_in_groups(np.any(p != p[:, :1], axis=2),
+                                    "a draw whose parameters differ across runs")
+        return p[0, 0] if np.all(p[:, 0] == p[0, 0]) else p[:, 0]
+
+    def __deepcopy__(self, memo):
+        out = _TableGenerator.__new__(_TableGenerator)
+        np.random.Generator.__init__(out, np.random.PCG64())
+        out.bit_generator.state = self.bit_generator.state
+        out.runs, out.groups, out.size = self.runs, self.groups, self.size
+        memo[id(self)] = out
+        out.tracer = copy.deepcopy(self.tracer, memo)
+        return out
+
+    def _spread(self, values: np.ndarray, size) -> np.ndarray:
+        values = np.asarray(values)
+        if values.ndim < 2:
+            return self._tiled(values, size)
+        return np.repeat(values[:, None, :], self.size, axis=1).reshape(size)
+
+    def _per_group(self, *params, m: int) -> tuple:
+        if all(np.ndim(p) < 2 for p in params):
+            return params
+        return tuple(np.broadcast_to(p, (self.groups, m)) for p in params)
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+        m = self._share(size)
+        (b,) = self._per_group(self._first(scale, m), m=m)
+        return self._spread(np.random.Generator.laplace(self, 0.0, b, np.shape(b) or m), size)
+
+    def exponential(self, scale=1.0, size=None):  # type: ignore[override]
+        m = self._share(size)
+        (b,) = self._per_group(self._first(scale, m), m=m)
+        return self._spread(np.random.Generator.exponential(self, b, np.shape(b) or m), size)
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+        m = self._share(size)
+        (b,) = self._per_group(self._first(scale, m), m=m)
+        return self._spread(np.random.Generator.gumbel(self, 0.0, b, np.shape(b) or m), size)
+
+    def beta(self, a, b, size=None):  # type: ignore[override]
+        shape = np.shape(a) if size is None else size
+        m = self._share(shape)
+        pa, pb = self._per_group(self._first(a, m), self._first(b, m), m=m)
+        if np.ndim(pa) < 2:
+            return self._tiled(np.random.Generator.beta(self, pa, pb), shape)
+        return self._spread(np.random.Generator.beta(self, pa, pb), shape)
+
+
 class _Run:
-    """One traced trajectory in progress: the policy on 1 + P lockstep runs, the tracer, the
-    tables, and the actions so far. Copied (``copy.deepcopy``) where an enumeration branches."""
+    """One traced trajectory in progress: the policy on G groups of 1 + P lockstep runs (one
+    group per reward table), the tracer, the tables, and the actions so far."""
 
     def __init__(self, name: str, cls: type, policy: Any, tracer: Tracer, tables: np.ndarray,
                  rows: list[int], seed: int, params: dict[str, Any], epsilon: float, K: int,
@@ -185,6 +367,25 @@ class _Run:
         self.actions: list[np.ndarray] = []
         self.stopped = False
         self.forced = False
+        self.diverged = False
+        self.bits = np.zeros((1, 0))     # an enumeration's tree: each table's value per seen cell
+        self.revealed = 0
+
+    def reveal(self, cells: list[tuple[int, int]]) -> None:
+        """The next seen cells of an enumeration's tree: table g's value of the j-th seen cell is
+        bit j of g, its probe moves it by +1/2 from 0 and -1/2 from 1."""
+        tracer = self.tracer
+        assert isinstance(tracer, _TableTracer)
+        runs = self.tables.reshape((tracer.groups, tracer.size) + self.tables.shape[1:])
+        for t, a in cells:
+            j, r = self.revealed, t - self.rows[0]
+            bit = self.bits[:, j]
+            h = np.where(bit > 0, -_H, _H)
+            runs[:, :, r, a] = bit[:, None]
+            runs[:, j + 1, r, a] += h
+            tracer.cells[j] = (t, a)
+            tracer.h_table[:, j, 0] = h
+            self.revealed += 1
 
     def step(self, t: int, forced: np.ndarray | None = None) -> None:
         """Round t: the policy acts (its own choice is checked across the runs), the action (or
@@ -203,6 +404,7 @@ class _Run:
                     a = np.broadcast_to(np.asarray(forced), (R,) + np.shape(forced)).copy()
                 self.actions.append(np.asarray(a)[0].copy())
                 x = self.tables[:, t - self.rows[0], :]
+                # what reaches the policy: the pulled arm's reward, the row, or the chosen set's
                 if self.cls.feedback == "bandit":
                     feedback = x[np.arange(R), a]
                 elif self.cls.feedback == "full":
@@ -212,7 +414,7 @@ class _Run:
                 self.policy.observe(t, a, feedback)
         except DivergedRuns as e:
             tracer.leak_all(f"the lockstep runs diverged ({e})")
-            self.stopped = True
+            self.stopped = self.diverged = True
 
     def round_zero(self) -> None:
         self.tracer.step = 0
@@ -221,34 +423,65 @@ class _Run:
                 self.policy.observe(0, None, self.tables[:, 0, :])
         except DivergedRuns as e:
             self.tracer.leak_all(f"the lockstep runs diverged ({e})")
-            self.stopped = True
+            self.stopped = self.diverged = True
 
-    def result(self, variant: str) -> Trace:
+    def result(self, variant: str, describe: Callable[[int], str] = str) -> Trace:
+        """The trace; ``describe`` names a table by its group, where the schedule moved."""
         tr = self.tracer
+        groups = getattr(tr, "groups", 1)
+        moved = tuple(dict.fromkeys(f"{what} moved with the table ({describe(g)})"
+                                    for g, what in getattr(tr, "moved", ())))
         return Trace(self.name, variant, float(self.epsilon), self.K, self.T, dict(self.params),
                      self.seed, self.rows, list(tr.releases), set(tr.leaks), list(self.actions),
-                     list(tr.findings), self.forced)
+                     list(tr.findings), self.forced, groups, moved)
 
 
-def _start(name: str, *, epsilon: float, K: int, T: int, variant: str | None, seed: int,
-           table: np.ndarray | None, policy_class: type | None, params: dict[str, Any]) -> _Run:
+def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, seed: int,
+           policy_class: type | None, params: dict[str, Any],
+           tables: Any, cells: list[tuple[int, int]] | None = None, slots: int = 0) -> _Run:
+    """A traced run of ``name`` on ``tables``: None (one table with entries in {0, 1/4, 1/2}
+    drawn from ``seed``, probed at +1/2), one table with entries in [0, 1/2] (probed at +1/2),
+    or a stack (G, rows, K) of tables with entries in {0, 1} (each probed at +1/2 from 0 and
+    -1/2 from 1, so that every probe stays in [0, 1]). ``cells`` are the probed cells (default
+    every cell; an enumeration probes only the cells the policy sees). With ``slots`` = V > 0,
+    the 2^V tables whose V seen cells take every value in {0, 1}, the cells not yet known: each
+    is given by :meth:`_Run.reveal` in the round the policy sees it (an enumeration's tree)."""
     name = canonical(name)
     cls = get(name) if policy_class is None else policy_class
     zero = bool(getattr(cls, "observes_round_zero", False))
     rows = list(range(0 if zero else 1, T + 1))
-    if table is None:
-        table = _table(np.random.default_rng(seed), len(rows), K)
-    table = np.asarray(table, dtype=float)
-    if table.shape != (len(rows), K) or table.min() < 0 or table.max() > 1 - _H:
-        raise DPBanditsError(f"table must have shape ({len(rows)}, {K}) with entries in "
-                             f"[0, {1 - _H}]")
-    cells = [(t, a) for t in rows for a in range(K)]
-    R = 1 + len(cells)
-    tables = np.broadcast_to(table, (R,) + table.shape).copy()
+    if slots:
+        cells = [(-1, -1)] * slots
+        tables = np.zeros((2 ** slots, len(rows), K))
+    if cells is None:
+        cells = [(t, a) for t in rows for a in range(K)]
+    if tables is None:
+        tables = _table(np.random.default_rng(seed), len(rows), K)
+    tables = np.asarray(tables, dtype=float)
+    if tables.ndim == 2:
+        if tables.shape != (len(rows), K) or tables.min() < 0 or tables.max() > 1 - _H:
+            raise DPBanditsError(f"table must have shape ({len(rows)}, {K}) with entries in "
+                                 f"[0, {1 - _H}]")
+        h = np.full((1, len(cells)), _H)
+        tables = tables[None]
+    else:
+        h = np.full((tables.shape[0], len(cells)), _H)
+        for p, (t, a) in enumerate(cells):
+            if a >= 0:
+                h[:, p] = np.where(tables[:, t - rows[0], a] > 0.5, -_H, _H)
+    G, S = tables.shape[0], 1 + len(cells)
+    runs = np.broadcast_to(tables[:, None], (G, S) + tables.shape[1:]).copy()
     for p, (t, a) in enumerate(cells, start=1):
-        tables[p, t - rows[0], a] += _H
-    tracer = Tracer(R, cells, _H)
-    rng = LockstepGenerator(seed, R, tracer)
+        if a >= 0:
+            runs[:, p, t - rows[0], a] += h[:, p - 1]
+    runs = runs.reshape((G * S,) + tables.shape[1:])
+    if G == 1 and np.all(h == _H):
+        tracer: Tracer = Tracer(S, cells, _H)
+        rng: LockstepGenerator = LockstepGenerator(seed, S, tracer)
+    else:
+        tracer = _TableTracer(G, cells, h)
+        rng = _TableGenerator(seed, tracer)
+    R = G * S
     if policy_class is None:
         policy = make(name, K, epsilon=epsilon, runs=R, rng=rng, variant=variant, T=T, **params)
     else:
@@ -256,10 +489,20 @@ def _start(name: str, *, epsilon: float, K: int, T: int, variant: str | None, se
         if cls.needs_horizon:
             kwargs["T"] = T
         policy = cls(K, **kwargs)
-    run = _Run(name, cls, policy, tracer, tables, rows, seed, dict(params), epsilon, K, T)
+    run = _Run(name, cls, policy, tracer, runs, rows, seed, dict(params), epsilon, K, T)
+    if slots:
+        run.bits = ((np.arange(2 ** slots)[:, None] >> np.arange(slots)[None, :]) & 1).astype(float)
+        if zero:
+            run.reveal([(0, a) for a in range(K)])
     if zero:
         run.round_zero()
     return run
+
+
+def _start(name: str, *, epsilon: float, K: int, T: int, variant: str | None, seed: int,
+           table: np.ndarray | None, policy_class: type | None, params: dict[str, Any]) -> _Run:
+    return _begin(name, epsilon=epsilon, K=K, T=T, variant=variant, seed=seed,
+                  policy_class=policy_class, params=params, tables=table)
 
 
 def trace(name: str, *, epsilon: float = 1.0, K: int = TRACE_K, T: int = TRACE_T,
@@ -287,43 +530,167 @@ def _choices(run: _Run) -> list[np.ndarray]:
             if matroid.is_basis(S)]
 
 
-def _sequences(run: _Run) -> int:
-    return len(_choices(run)) ** run.T
+def _seen(cls: type, t: int, option: np.ndarray, K: int) -> list[tuple[int, int]]:
+    """The cells whose rewards reach the policy in round t (the accountant feeds them in
+    :meth:`_Run.step`): the pulled arm's (bandit), the row (full information), the chosen
+    set's (semi-bandit)."""
+    if cls.feedback == "full":
+        return [(t, a) for a in range(K)]
+    return [(t, int(a)) for a in np.atleast_1d(option)]
+
+
+def _visible(cls: type, rows: list[int], K: int, options: list[np.ndarray],
+             sequence: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The cells whose rewards reach the policy along ``sequence``: round 0's row where the
+    policy observes it (:meth:`_Run.round_zero`), then each round's (:func:`_seen`)."""
+    out = [(0, a) for a in range(K)] if rows[0] == 0 else []
+    for t, i in enumerate(sequence, start=1):
+        out += _seen(cls, t, options[i], K)
+    return out
+
+
+def _binary_tables(rows: list[int], K: int, cells: list[tuple[int, int]]) -> np.ndarray:
+    """Every table with entries in {0, 1} on ``cells`` and 0 elsewhere: (2^len(cells), rows, K)."""
+    n = len(cells)
+    bits = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
+    tables = np.zeros((2 ** n, len(rows), K))
+    for j, (t, a) in enumerate(cells):
+        tables[:, t - rows[0], a] = bits[:, j]
+    return tables
+
+
+def _describe(table: np.ndarray, cells: list[tuple[int, int]], rows: list[int]) -> str:
+    return "rewards " + " ".join(f"x{t},{a}={int(table[t - rows[0], a])}" for t, a in cells)
+
+
+def enumeration_size(name: str, *, K: int, T: int, variant: str | None = None,
+                     policy_class: type | None = None, **params: Any) -> tuple[int, int]:
+    """(action sequences, {0, 1} tables the policy can tell apart along each) at K and T."""
+    run = _begin(name, epsilon=1.0, K=K, T=1, variant=variant, seed=0,
+                 policy_class=policy_class, params=params, tables=None)
+    cls, options = run.cls, _choices(run)
+    zero = bool(getattr(cls, "observes_round_zero", False))
+    rows = list(range(0 if zero else 1, T + 1))
+    visible = len(_visible(cls, rows, K, options, (0,) * T))
+    return len(options) ** T, 2 ** visible
 
 
 def enumerate_traces(name: str, *, epsilon: float = 1.0, K: int = PROOF_K, T: int = PROOF_T,
-                     variant: str | None = None, seed: int = 0, table: np.ndarray | None = None,
-                     policy_class: type | None = None, limit: int = ENUMERATION_LIMIT,
+                     variant: str | None = None, seed: int = 0,
+                     policy_class: type | None = None, budget: int = ENUMERATION_BUDGET,
                      **params: Any) -> list[Trace] | None:
-    """One trace per action sequence of length T (each forced round by round), or None when
-    there are more than ``limit`` sequences or the policy refuses (raises on) a forced action
-    after its start (rounds 1..K, where the reference's policies pull each arm once and refuse
-    the other sequences: those are left out and named in the first trace's findings)."""
-    root = _start(name, epsilon=epsilon, K=K, T=T, variant=variant, seed=seed, table=table,
+    """One trace per action sequence of length T (forced round by round), each run at once on
+    every table with entries in {0, 1} on the V cells the policy sees along it (0 elsewhere: the
+    policy cannot tell the other cells apart), 2^V tables in the runs of one policy; None when
+    the sequences times the tables exceed ``budget`` or the policy refuses (raises on) a forced
+    action after its start (rounds 1..K, where the reference's policies pull each arm once and
+    refuse the other sequences: those are left out and named in the first trace's findings).
+
+    The sequences are traced as a tree: a prefix is traced once and copied where the sequences
+    branch (``copy.deepcopy`` of the policy, its generator and the tracer), and each round's
+    seen cells are given their values in that round (:meth:`_Run.reveal`). A trace's ``moved``
+    names the rounds and the table where its release schedule moved with the table."""
+    common = dict(epsilon=epsilon, K=K, T=T, variant=variant, seed=seed,
                   policy_class=policy_class, params=params)
-    if _sequences(root) > limit:
+    sequences, tables = enumeration_size(name, K=K, T=T, variant=variant,
+                                         policy_class=policy_class, **params)
+    if sequences * tables > budget:
         return None
+    root = _begin(name, **common, tables=None, slots=int(math.log2(tables)))
+    cls, options = root.cls, _choices(root)
     out: list[Trace] = []
-    options = _choices(root)
-    refused, late = 0, 0
-    for n, sequence in enumerate(itertools.product(range(len(options)), repeat=T)):
-        run = root if n == 0 else _start(name, epsilon=epsilon, K=K, T=T, variant=variant,
-                                         seed=seed, table=table, policy_class=policy_class,
-                                         params=params)
-        t = 0
-        try:
-            for t, i in enumerate(sequence, start=1):
-                run.step(t, options[i])
-        except (DPBanditsError, IndexError, ValueError):
-            refused += 1        # a sequence the policy cannot follow
-            late += t > len(options)
-            continue
-        out.append(run.result(run.policy.variant))
+    refused, late, searched = 0, 0, 0
+
+    def describe(run: _Run) -> Callable[[int], str]:
+        cells = list(run.tracer.cells)
+        return lambda g: "rewards " + " ".join(
+            f"x{t},{a}={int(run.bits[g, j])}" for j, (t, a) in enumerate(cells))
+
+    def grow(run: _Run, prefix: tuple[int, ...]) -> None:
+        nonlocal refused, late, searched
+        t = len(prefix) + 1
+        if run.diverged or t > T:
+            for rest in itertools.product(range(len(options)), repeat=T - len(prefix)):
+                sequence = prefix + rest
+                if run.diverged:
+                    searched += 1
+                    found = _table_by_table(name, common, cls, options, sequence,
+                                            search=searched <= _SEARCHED)
+                else:
+                    found = [run.result(run.policy.variant, describe(run))]
+                for tr in found:
+                    tr.sequence, tr.actions = sequence, [options[i] for i in sequence]
+                out.extend(found)
+            return
+        for i, option in enumerate(options):
+            child = _branch(run, prefix, replay) if i < len(options) - 1 else run
+            try:
+                child.reveal(_seen(cls, t, option, K))
+                child.step(t, option)
+            except (DPBanditsError, IndexError, ValueError):
+                refused += len(options) ** (T - t)   # sequences the policy cannot follow
+                late += t > len(options)
+                continue
+            grow(child, prefix + (i,))
+
+    def replay(prefix: tuple[int, ...]) -> _Run:
+        run = _begin(name, **common, tables=None, slots=root.bits.shape[1])
+        for t, i in enumerate(prefix, start=1):
+            run.reveal(_seen(cls, t, options[i], K))
+            run.step(t, options[i])
+        return run
+
+    grow(root, ())
     if late or not out:
         return None             # refused after its start: the enumeration does not cover it
+    out.sort(key=lambda tr: tr.sequence)
     if refused:
         out[0].findings.insert(0, f"{refused} of {len(options) ** T} action sequences refused by "
                                   f"the policy in its start (rounds 1..{len(options)}): left out")
+    if searched > _SEARCHED:
+        out[0].findings.insert(0, f"{searched - _SEARCHED} more action sequences whose tables' "
+                                  f"draw sizes diverged: traced on their first table only")
+    return out
+
+
+def _branch(run: _Run, prefix: tuple[int, ...], replay: Callable[[tuple[int, ...]], _Run]) -> _Run:
+    """A copy of ``run`` to branch on; a policy whose state cannot be copied (a Python generator
+    of public release points) is traced again along ``prefix``."""
+    try:
+        return copy.deepcopy(run)
+    except TypeError:
+        return replay(prefix)
+
+
+_SEARCHED = 4
+"""Sequences whose tables' runs diverged that an enumeration traces table by table to name the
+table (the others, once the bound is an estimate anyway, on their first table only)."""
+
+
+def _table_by_table(name: str, common: dict[str, Any], cls: type, options: list[np.ndarray],
+                    sequence: tuple[int, ...], search: bool = True) -> list[Trace]:
+    """One action sequence whose tables' runs diverged in draw size (the lockstep cannot tell a
+    divergence between two tables from one between a table and its probe), traced table by
+    table up to the first table whose releases differ from table 0's, which is named (without
+    ``search``, on table 0 only)."""
+    zero = bool(getattr(cls, "observes_round_zero", False))
+    rows = list(range(0 if zero else 1, common["T"] + 1))
+    cells = _visible(cls, rows, common["K"], options, sequence)
+    tables = _binary_tables(rows, common["K"], cells)
+    out: list[Trace] = []
+    for g in range(tables.shape[0] if search else 1):
+        run = _begin(name, **common, tables=tables[g:g + 1], cells=cells)
+        try:
+            for t, i in enumerate(sequence, start=1):
+                run.step(t, options[i])
+        except (DPBanditsError, IndexError, ValueError) as e:
+            run.tracer.leak_all(f"the policy refused the sequence on this table ({e})")
+            run.diverged = True
+        out.append(run.result(run.policy.variant))
+        if out[-1].signature() != out[0].signature():
+            out[-1].moved = (f"the releases moved with the table ({_describe(tables[g], cells, rows)}"
+                             f"; with {_describe(tables[0], cells, rows)} they differ)",)
+            break
     return out
 
 
@@ -388,10 +755,12 @@ def _schedule(traces: list[Trace]) -> str:
 
 
 def account(traces: Trace | Iterable[Trace], delta: float = 0.0, *,
-            status: str | None = None) -> Accounting:
+            status: str | None = None, tables: str = ESTIMATED_TABLES,
+            findings: Iterable[str] = ()) -> Accounting:
     """Compose traces row by row (basic, or the better of basic and advanced at ``delta``); the
     worst row over all traces is the bound. ``status`` defaults to an estimate from the traces
-    (:func:`traced_upper` sets :data:`PROOF` when it enumerated every action sequence)."""
+    (:func:`traced_upper` sets :data:`PROOF` when it enumerated every action sequence and
+    table); ``tables`` is the table class of the scope, ``findings`` come before the traces'."""
     traces = [traces] if isinstance(traces, Trace) else list(traces)
     if not traces:
         raise DPBanditsError("account needs at least one trace")
@@ -405,34 +774,82 @@ def account(traces: Trace | Iterable[Trace], delta: float = 0.0, *,
                "min of basic and heterogeneous advanced composition of each row's releases at "
                "delta, parallel across rows")
     schedule = _schedule(traces)
+    n = sum(tr.tables for tr in traces)
     if status is None:
-        status = f"estimate from {len(traces)} traces, not a proof"
+        status = f"estimate from {n} traces, not a proof"
     if status == PROOF:
-        assumption = (f"every one of {len(traces)} action sequences enumerated; release schedule "
-                      f"{schedule}, the same on two tables and noise seeds")
+        sequences = len({tr.sequence for tr in traces})
+        assumption = (f"every one of {sequences} action sequences enumerated on every table with "
+                      f"entries in {{0, 1}} it can see; release schedule {schedule}, and along "
+                      f"each sequence the same on every table and noise seed")
     else:
-        assumption = (f"maximum over {len(traces)} traced trajectories; release schedule "
+        assumption = (f"maximum over {n} traced trajectories; release schedule "
                       f"{schedule} on them; other trajectories are not enumerated")
-    findings = tuple(dict.fromkeys(f for tr in traces for f in tr.findings))
+    findings = tuple(dict.fromkeys(list(findings) + [f for tr in traces for f in tr.findings]))
     return Accounting(epsilon, delta if delta > 0 else 0.0, theorem, worst, per_row,
-                      sum(len(t.releases) for t in traces), len(traces), assumption,
-                      traces[0].K, traces[0].T, status, schedule, findings[:5])
+                      sum(len(t.releases) for t in traces), n, assumption,
+                      traces[0].K, traces[0].T, status, schedule, findings[:5], tables)
+
+
+_SEEN = {"bandit": "reward sequences", "full": "tables", "semi": "observed reward patterns"}
+"""What a proof enumerates per action sequence, by feedback kind: what the policy can see."""
+
+
+def _actions(tr: Trace) -> str:
+    return " ".join(str(np.asarray(a).tolist()) for a in tr.actions)
 
 
 def _enumerated(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
-                policy_class: type | None, params: dict[str, Any]) -> tuple[list[Trace], bool] | None:
-    """Every action sequence on two (table, seed) settings: (traces, whether their release
-    schedules agreed sequence by sequence), or None when there are too many sequences."""
-    first = enumerate_traces(name, epsilon=epsilon, K=K, T=T, variant=variant, seed=0,
-                             policy_class=policy_class, **params)
-    if first is None:
-        return None
-    second = enumerate_traces(name, epsilon=epsilon, K=K, T=T, variant=variant, seed=1,
-                              policy_class=policy_class, **params)
-    assert second is not None
-    same = len(first) == len(second) and all(
-        a.signature() == b.signature() for a, b in zip(first, second))
-    return first + second, same
+                policy_class: type | None, params: dict[str, Any],
+                seeds: Iterable[int] = PROOF_SEEDS) -> tuple[list[Trace], list[str], str] | None:
+    """Every action sequence on every {0, 1} table it can tell apart, on each noise seed:
+    (traces, where the schedule moved along a sequence with the table or the seed, the scope's
+    table class), or None when the enumeration exceeds the budget or a sequence is refused
+    after the policy's start."""
+    seeds = list(seeds)
+    per_seed: list[list[Trace]] = []
+    for seed in seeds:
+        traces = enumerate_traces(name, epsilon=epsilon, K=K, T=T, variant=variant, seed=seed,
+                                  policy_class=policy_class, **params)
+        if traces is None:
+            return None
+        per_seed.append(traces)
+    moved = [f"sequence {_actions(tr)}, seed {tr.seed}: {m}" for traces in per_seed
+             for tr in traces for m in tr.moved]
+    first = {}
+    for tr in per_seed[0]:
+        first.setdefault(tr.sequence, tr)
+    for traces in per_seed[1:]:
+        for tr in traces:
+            zero = first.get(tr.sequence)
+            if zero is not None and zero.signature() != tr.signature():
+                moved.append(f"sequence {_actions(tr)}: the releases moved with the noise seed "
+                             f"(seed {zero.seed} and seed {tr.seed} differ)")
+                first.pop(tr.sequence)          # one finding per sequence
+    sequences, tables = enumeration_size(name, K=K, T=T, variant=variant,
+                                         policy_class=policy_class, **params)
+    cls = get(name) if policy_class is None else policy_class
+    done = len({tr.sequence for tr in per_seed[0]})
+    counted = f"{done} of {sequences}" if done < sequences else f"{sequences}"
+    table_class = (f"{TABLES} ({counted} action sequences x {tables} {_SEEN[cls.feedback]}, "
+                   f"{len(seeds)} noise seeds)")
+    return [tr for traces in per_seed for tr in traces], moved, table_class
+
+
+def proof_size(name: str, *, K: int = PROOF_K, variant: str | None = None,
+               policy_class: type | None = None, budget: int = ENUMERATION_BUDGET,
+               **params: Any) -> tuple[int, int] | None:
+    """(K, T) of the proof for algorithm ``name``: the largest T whose enumeration at K fits
+    ``budget`` (T = 6 for a bandit at K = 2, 4 for full information, 5 for the matroid
+    policies on their default rank-1 matroid), or None when not even T = 1 fits."""
+    best = None
+    for T in range(1, 32):
+        sequences, tables = enumeration_size(name, K=K, T=T, variant=variant,
+                                             policy_class=policy_class, **params)
+        if sequences * tables > budget:
+            break
+        best = (K, T)
+    return best
 
 
 def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
@@ -444,10 +861,13 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
     pure claims). K, T and parameters not given come from :data:`TRACE_SETTINGS` or the
     defaults :data:`TRACE_K`, :data:`TRACE_T`.
 
-    Where there are at most :data:`ENUMERATION_LIMIT` action sequences (and ``enumerate``), every
-    one is traced on two tables and seeds; if their release schedules agree, the bound is a
-    :data:`PROOF`. Otherwise it is an estimate from the traces on ``seeds``' tables, the held
-    sequences (:func:`_held_sequences`) and, where enumerated, every sequence."""
+    Where every action sequence times every {0, 1} table the policy can tell apart along it
+    fits :data:`ENUMERATION_BUDGET` (and ``enumerate``), all are traced on each of
+    :data:`PROOF_SEEDS`; if along each sequence the releases are the same on every table and
+    seed, the bound is a :data:`PROOF` for every table with entries in {0, 1} at K and T.
+    Otherwise it is an estimate from the traces on ``seeds``' tables, the held sequences
+    (:func:`_held_sequences`) and, where enumerated, every sequence and table, and the findings
+    say which sequence's schedule moved with which table or seed."""
     name = canonical(name)
     preset = dict(TRACE_SETTINGS.get(name, {}))
     K = preset.pop("K", TRACE_K) if K is None else K
@@ -460,8 +880,8 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
         delta = claim.claimed.delta if claim.claimed is not None else 0.0
     common = dict(epsilon=epsilon, variant=variant, K=K, T=T, policy_class=policy_class)
     enumerated = (_enumerated(name, params=params, **common) if enumerate else None)
-    if enumerated is not None and enumerated[1]:
-        return account(enumerated[0], delta, status=PROOF)
+    if enumerated is not None and not enumerated[1]:
+        return account(enumerated[0], delta, status=PROOF, tables=enumerated[2])
     traces = [trace(name, seed=s, **common, **params) for s in seeds]
     if (get(name) if policy_class is None else policy_class).feedback != "semi" and T <= HELD_T:
         for held in _held_sequences(K, T):
@@ -469,9 +889,10 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
                 traces.append(trace(name, seed=0, actions=held, **common, **params))
             except (DPBanditsError, IndexError, ValueError):
                 pass            # a sequence the policy cannot follow
-    if enumerated is not None:
-        traces += enumerated[0]
-    return account(traces, delta)
+    if enumerated is None:
+        return account(traces, delta)
+    tables = f"{ESTIMATED_TABLES} and {enumerated[2]}"
+    return account(traces + enumerated[0], delta, tables=tables, findings=enumerated[1])
 
 
 def _claim(name: str, epsilon: float, variant: str | None, K: int, T: int,

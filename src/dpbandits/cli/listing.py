@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..accountant import PROOF_K, PROOF_T, TRACE_K, TRACE_T, TRACE_SETTINGS, traced_upper
+from ..accountant import TRACE_SETTINGS, proof_size, traced_upper
 from ..reference import algorithms, make
 from .options import OK, add_json, epsilon
 
@@ -50,12 +50,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _traced(name: str, variant: str, epsilon: float) -> dict:
-    """The accountant's bound for one variant, and its verdict: a proof at K = PROOF_K,
-    T = PROOF_T where every action sequence could be enumerated there, else the estimate at the
-    default (or declared) trace setting."""
+    """The accountant's bound for one variant, and its verdict: a proof at the algorithm's
+    proof size (``proof_size``: K = 2 and the largest T whose action sequences and {0, 1}
+    tables fit the enumeration budget) where its release schedule did not move there, else the
+    estimate at the default (or declared) trace setting."""
     bound = None
-    if name not in TRACE_SETTINGS:
-        bound = traced_upper(name, epsilon=epsilon, variant=variant, K=PROOF_K, T=PROOF_T)
+    size = proof_size(name, variant=variant) if name not in TRACE_SETTINGS else None
+    if size is not None:
+        bound = traced_upper(name, epsilon=epsilon, variant=variant, K=size[0], T=size[1])
     if bound is None or not bound.proof:
         bound = traced_upper(name, epsilon=epsilon, variant=variant, enumerate=False)
     claimed = make(name, bound.K, epsilon=epsilon, rng=0, variant=variant, T=bound.T).claim.claimed
