@@ -84,7 +84,7 @@ from .reference.registry import Declared, canonical, declaration, get, make
 __all__ = ["Trace", "Accounting", "Bracket", "trace", "enumerate_traces", "release_loss",
            "row_losses", "account", "traced_upper", "bracket", "audit_bracket", "claim_bracket",
            "STRUCTURE", "TRACE_SETTINGS", "TRACE_K", "TRACE_T", "TRACE_SEEDS", "PROOF_K", "PROOF_T",
-           "ENUMERATION_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES", "enumeration_size", "proof_size"]
+           "ENUMERATION_BUDGET", "PROOF_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES", "enumeration_size", "proof_size"]
 
 TRACE_K = 3
 """Arms (base arms for matroids) of the default traces."""
@@ -96,13 +96,17 @@ TRACE_SEEDS = (0, 1, 2)
 PROOF_K = 2
 """Arms (base arms for matroids) at which ``dpbandits list`` proves its bounds."""
 PROOF_T = 6
-"""Rounds of a bandit's proof at :data:`PROOF_K` (the largest T within :data:`ENUMERATION_BUDGET`:
+"""Rounds of a bandit's proof at :data:`PROOF_K` (the largest T within :data:`PROOF_BUDGET`:
 2^6 action sequences x 2^6 reward sequences); :func:`proof_size` gives every feedback kind's."""
-ENUMERATION_BUDGET = 4096
-"""Most (action sequence, {0, 1} table the policy can tell apart) pairs enumerated per noise seed,
-each one traced trajectory; above it the bound is an estimate. At K = 2 it admits T = 6 for a
-bandit (64 x 64), T = 4 for full information (16 x 256) and T = 5 for a rank-1 matroid that
-observes round 0 (32 x 128)."""
+ENUMERATION_BUDGET = 65536
+"""Most (action sequence, {0, 1} table the policy can tell apart) pairs :func:`traced_upper`
+enumerates per noise seed, each one traced trajectory; above it the bound is an estimate. It
+admits a bandit at K = 2, T = 8 (256 x 256: Anytime-Lazy-UCB's audit setting, about 1 s a
+seed)."""
+PROOF_BUDGET = 4096
+"""The budget of :func:`proof_size`, the size ``dpbandits list`` proves at: at K = 2 it admits
+T = 6 for a bandit (64 x 64), T = 4 for full information (16 x 256) and T = 5 for a rank-1
+matroid that observes round 0 (32 x 128)."""
 PROOF_SEEDS = (0, 1)
 """Noise seeds of an enumeration: the noise values are sampled on these seeds, not enumerated."""
 HELD_T = 200
@@ -599,7 +603,7 @@ def enumerate_traces(name: str, *, epsilon: float = 1.0, K: int = PROOF_K, T: in
     root = _begin(name, **common, tables=None, slots=int(math.log2(tables)))
     cls, options = root.cls, _choices(root)
     out: list[Trace] = []
-    refused, late, searched = 0, 0, 0
+    refused, searched = 0, 0
 
     def describe(run: _Run) -> Callable[[int], str]:
         cells = list(run.tracer.cells)
@@ -607,7 +611,7 @@ def enumerate_traces(name: str, *, epsilon: float = 1.0, K: int = PROOF_K, T: in
             f"x{t},{a}={int(run.bits[g, j])}" for j, (t, a) in enumerate(cells))
 
     def grow(run: _Run, prefix: tuple[int, ...]) -> None:
-        nonlocal refused, late, searched
+        nonlocal refused, searched
         t = len(prefix) + 1
         if run.diverged or t > T:
             for rest in itertools.product(range(len(options)), repeat=T - len(prefix)):
@@ -629,7 +633,8 @@ def enumerate_traces(name: str, *, epsilon: float = 1.0, K: int = PROOF_K, T: in
                 child.step(t, option)
             except (DPBanditsError, IndexError, ValueError):
                 refused += len(options) ** (T - t)   # sequences the policy cannot follow
-                late += t > len(options)
+                if t > len(options):
+                    raise _Late() from None
                 continue
             grow(child, prefix + (i,))
 
@@ -640,9 +645,12 @@ def enumerate_traces(name: str, *, epsilon: float = 1.0, K: int = PROOF_K, T: in
             run.step(t, options[i])
         return run
 
-    grow(root, ())
-    if late or not out:
+    try:
+        grow(root, ())
+    except _Late:
         return None             # refused after its start: the enumeration does not cover it
+    if not out:
+        return None             # every sequence refused
     out.sort(key=lambda tr: tr.sequence)
     if refused:
         out[0].findings.insert(0, f"{refused} of {len(options) ** T} action sequences refused by "
@@ -660,6 +668,10 @@ def _branch(run: _Run, prefix: tuple[int, ...], replay: Callable[[tuple[int, ...
         return copy.deepcopy(run)
     except TypeError:
         return replay(prefix)
+
+
+class _Late(Exception):
+    """A forced action refused after the policy's start."""
 
 
 _SEARCHED = 4
@@ -837,10 +849,10 @@ def _enumerated(name: str, *, epsilon: float, variant: str | None, K: int, T: in
 
 
 def proof_size(name: str, *, K: int = PROOF_K, variant: str | None = None,
-               policy_class: type | None = None, budget: int = ENUMERATION_BUDGET,
+               policy_class: type | None = None, budget: int = PROOF_BUDGET,
                **params: Any) -> tuple[int, int] | None:
-    """(K, T) of the proof for algorithm ``name``: the largest T whose enumeration at K fits
-    ``budget`` (T = 6 for a bandit at K = 2, 4 for full information, 5 for the matroid
+    """(K, T) of the proof ``dpbandits list`` prints for algorithm ``name``: the largest T whose
+    enumeration at K fits ``budget`` (T = 6 for a bandit at K = 2, 4 for full information, 5 for the matroid
     policies on their default rank-1 matroid), or None when not even T = 1 fits."""
     best = None
     for T in range(1, 32):
