@@ -1,15 +1,19 @@
 """The accountant against planted privacy breaks and harmless rewrites (docs/accountant.md).
 
 Each planted class is a copy of a reference class whose methods see one changed name of their
-module (the noise draw, the release, the report-noisy-max step) or one overridden method, passed
-to the accountant through ``policy_class=``. A break must move the traced bound above the
-claim (every one is found); a harmless rewrite must leave the bound where it was (no false
-alarm). Kinds: exact (the traces are deterministic: fixed seeds, fixed tables).
+module (the noise draw, the release, the report-noisy-max step) or one method recompiled from
+the reference's source with one piece of one line rewritten (a decision rule: an elimination,
+an epoch end, a lazy trigger), passed to the accountant through ``policy_class=``. A break must
+move the traced bound above the claim (every one is found); a harmless rewrite must leave the
+bound where it was (no false alarm). Kinds: exact (the traces are deterministic: fixed seeds,
+fixed tables).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
+import textwrap
 import types
 
 import numpy as np
@@ -125,6 +129,20 @@ def argmax_of_copy(rng, scores, family, scale):
     return np.argmax(noise.release(scores, Q, kind="argmax"), axis=-1)
 
 
+def rewritten(name: str, method: str, old: str, new: str, **names) -> type:
+    """A copy of ``name``'s class whose ``method`` is the reference's source with its one
+    occurrence of ``old`` replaced by ``new``, compiled in the method's module (whose globals
+    ``names`` replace). A rewrite that no longer matches the reference fails here, loudly."""
+    cls = get(name)
+    function = getattr(cls, method)
+    source = textwrap.dedent(inspect.getsource(function))
+    assert source.count(old) == 1, (name, method, old)
+    namespace: dict = {}
+    code = compile(source.replace(old, new), f"<{name}.{method}, planted>", "exec")
+    exec(code, {**function.__globals__, **names}, namespace)
+    return type(cls.__name__ + "Planted", (cls,), {method: namespace[method]})
+
+
 # --- the cases ---------------------------------------------------------------------------------
 
 LAPLACE_FAMILIES = [("anytime-lazy-ucb", {}), ("lazy-dp-ts", {}), ("hybrid-ucb", {}),
@@ -182,6 +200,79 @@ def test_harmless_rewrites_leave_the_bound_alone(name, params, change):
     honest = _bound(name, params)
     rewritten = _bound(name, params, _planted(name, change))
     assert rewritten.epsilon == pytest.approx(honest.epsilon, rel=1e-9)
+
+
+DECISION_BREAKS = [
+    ("dp-se", {}, "_end_epoch", "self.mu_tilde[i[run], arm] = mu[run, arm]",
+     "self.mu_tilde[i[run], arm] = mu[run, arm]; mu[run, arm] = self.sums[i[run], arm] / R[run]"),
+    ("dp-se", {}, "observe", "decision(self.pos,", "decision(self.sums.sum(axis=1),"),
+    ("anytime-lazy-ucb", {}, "observe", "decision(self.N[rows, actions],",
+     "decision(self.Phi[rows, actions],"),
+    ("lazy-dp-ts", {}, "observe", "decision(self.N[rows, actions],",
+     "decision(self.Phi[rows, actions],"),
+    ("dp-ucb-int", {"v": 1.5}, "observe", "decision(self.n[rows, actions],",
+     "decision(self.s[rows, actions],"),
+    ("adap-klucb", {}, "observe", "np.flatnonzero(decision(self.left) == 0)",
+     "np.flatnonzero(decision(self.length - self.total) == 0)"),
+]
+"""Decision rules rewritten to read raw data: DP-SE eliminating on the raw epoch means (the
+releases still made) and ending its epoch on the raw reward sum; the lazy triggers (an epoch,
+a release point, an episode) counting rewards instead of pulls. Hybrid-UCB has none: a tree
+closed on anything but its leaf count overflows the tree (the policy raises), so its fill test
+is kept to a harmless rewrite."""
+
+DECISION_HARMLESS = [
+    ("dp-se", {}, "_end_epoch", "(gap <= width)", "(width >= gap)"),
+    ("dp-se", {}, "_end_epoch", "mu.max(axis=1, keepdims=True) - mu,",
+     "-(mu - mu.max(axis=1, keepdims=True)),"),
+    ("dp-se", {}, "observe", "pulls[going] == length[going]", "length[going] == pulls[going]"),
+    ("anytime-lazy-ucb", {}, "observe", "pulls == np.left_shift(1, epoch + 1)",
+     "np.left_shift(1, epoch + 1) == pulls"),
+    ("hybrid-ucb", {}, "observe", "full = filled == leaves", "full = ~(filled != leaves)"),
+]
+"""The same rules written another way: a comparison turned round, a difference negated twice."""
+
+
+def _ids(cases):
+    return [f"{n}:{m}:{old}" for n, _, m, old, _ in cases]
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name, params, method, old, new", DECISION_BREAKS,
+                         ids=_ids(DECISION_BREAKS))
+def test_every_decision_on_raw_data_is_found_by_value(name, params, method, old, new):
+    honest = _bound(name, params)
+    broken = _bound(name, params, rewritten(name, method, old, new))
+    assert math.isfinite(honest.epsilon) and math.isinf(broken.epsilon), (name, broken.epsilon)
+    assert any("a decision's input that differs across runs" in f for f in broken.findings)
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name, params, method, old, new", DECISION_HARMLESS,
+                         ids=_ids(DECISION_HARMLESS))
+def test_decisions_rewritten_harmlessly_leave_the_bound_alone(name, params, method, old, new):
+    honest = _bound(name, params)
+    rewrite = _bound(name, params, rewritten(name, method, old, new))
+    assert rewrite.epsilon == pytest.approx(honest.epsilon, rel=1e-9)
+    assert rewrite.findings == honest.findings
+
+
+UNSEEN_BY_ACTIONS = [DECISION_BREAKS[i] for i in (0, 1, 5)]
+"""The breaks whose traces move no action and no draw: DP-SE's raw elimination (bound 1, the
+honest one, without the check), its raw-sum epoch end (0: the epoch never ends, nothing is
+released) and AdaP-KLUCB's raw-sum episode end (1). The other three make the lockstep runs draw
+different sizes and are found without the check too."""
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name, params, method, old, new", UNSEEN_BY_ACTIONS,
+                         ids=_ids(UNSEEN_BY_ACTIONS))
+def test_these_breaks_are_found_by_value_not_by_an_action(name, params, method, old, new):
+    """With the check switched off (``decision`` the identity) the same trace stays finite, at
+    most the honest bound: only the value of the rule's input finds these breaks."""
+    unchecked = rewritten(name, method, old, new, decision=lambda *x: x[0] if len(x) == 1 else x)
+    bound = _bound(name, params, unchecked)
+    assert bound.epsilon <= _bound(name, params).epsilon * (1 + TOLERANCE) and not bound.findings
 
 
 @pytest.mark.exact
