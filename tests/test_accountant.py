@@ -400,3 +400,20 @@ def test_the_release_schedule_is_derived_and_moves_with_the_code():
     assert traced_upper("anytime-lazy-ucb", K=2, T=6).schedule == "follows the data"
     assert traced_upper("anytime-lazy-ucb", K=2, T=6, policy_class=WholeHistory).schedule == \
         "follows the data"
+
+
+@pytest.mark.exact
+def test_table_lockstep_draws_per_table_where_the_parameters_differ_between_tables():
+    """Two tables, each with one probe run: a Beta draw whose parameters differ between the tables
+    (a posterior on each table's releases) is drawn from each table's own parameters and shared
+    within the table; a Laplace scale that differs between tables is a moved schedule."""
+    tracer = accountant._TableTracer(2, [(1, 0)], np.array([[0.5], [-0.5]]))
+    rng = accountant._TableGenerator(0, tracer)
+    a = np.array([1e6, 1e6, 1.0, 1.0])          # runs: table 0, its probe, table 1, its probe
+    b = np.array([1.0, 1.0, 1e6, 1e6])
+    x = rng.beta(a, b)
+    assert x[0] == x[1] and x[2] == x[3] and x[0] > 0.99 and x[2] < 0.01
+    assert not tracer.leaks and not tracer.moved
+    with noise.tracing(tracer):
+        laplace(rng, np.array([1.0, 1.0, 2.0, 2.0]), 4)
+    assert tracer.moved == [(1, "round 0: a noise scale")]

@@ -44,8 +44,8 @@ produce, and the accountant says which of two things it computed:
   rewards and the actions moves by exactly its coefficient along that change (one that also
   reads earlier released values is taken to be affine in each cell given them, as in every
   trace). The status is a proof when, along each sequence, the releases (rounds, kinds,
-  families, scales, the cells each value covers and their coefficients, freshness, leaks) are
-  the same on every table and seed; the maximum over every (sequence, table, seed) then bounds
+  families, scales, the cells each value covers and their coefficients, freshness) are the
+  same on every table and seed (a leak on any table costs infinity, so leaks are pooled); the maximum over every (sequence, table, seed) then bounds
   epsilon for every pair of neighbouring tables with entries in {0, 1}. The noise values are
   sampled on the seeds, not enumerated: a schedule that moved with noise values only other
   seeds draw would be missed, and the proof is stated given that the schedule along each
