@@ -1,7 +1,7 @@
 """Public names of a package imported on first use (PEP 562).
 
 A package whose ``__init__`` imports every submodule makes ``import dpbandits.audit.external``
-load SciPy and statsmodels too, which the command line pays at every start. Such a package
+load SciPy too, which the command line pays at every start. Such a package
 declares where each public name lives and gets its module ``__getattr__`` and ``__dir__`` here.
 """
 

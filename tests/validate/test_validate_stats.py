@@ -49,6 +49,20 @@ def test_holm_adjusted_p_values_agree_with_the_procedure(p_values, alpha):
     assert np.all(adjusted >= np.asarray(p_values) - 1e-15)
 
 
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(6))
+def test_holm_matches_statsmodels(seed):
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 40))
+    p = rng.choice([rng.random(m), rng.random(m) ** 6, np.round(rng.random(m), 1)], axis=0)
+    for alpha in (0.01, 0.05, 0.3):
+        reject, adjusted, _, _ = multipletests(p, alpha=alpha, method="holm")
+        assert holm(p, alpha) == [bool(r) for r in reject]
+        assert np.array_equal(holm_adjusted(p), adjusted)
+
+
 @pytest.mark.exact
 def test_compared_rounds():
     assert checkpoints_for(1000, 5) == [10, 125, 250, 500, 1000]

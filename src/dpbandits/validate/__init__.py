@@ -20,7 +20,7 @@ _WHERE = {"validate": "core", "check_request": "loading", "Validation": "summary
           "Comparison": "correction", "checkpoints_for": "arms", "rounds_for": "arms",
           "plot": "figures", "holm": "stats", "holm_adjusted": "stats"}
 """Where each public name lives; imported on first use (PEP 562), so that the command line can
-read :mod:`dpbandits.validate.defaults` without loading SciPy and statsmodels."""
+read :mod:`dpbandits.validate.defaults` without loading SciPy."""
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
