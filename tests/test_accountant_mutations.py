@@ -281,3 +281,16 @@ def test_the_suite_plants_at_least_twenty_breaks_across_every_family():
     assert {n for n, _, _ in BREAKS} >= {"anytime-lazy-ucb", "hybrid-ucb", "dp-ucb-int",
                                         "dpucb-mat", "dp-se", "rnm-ftnl", "naive-ftnl"}
     assert math.isfinite(_bound("anytime-lazy-ucb", {}).epsilon)
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("change, expected", [("laplace=halved", 2.0), ("release=noiseless", math.inf)])
+def test_a_planted_break_moves_the_proof_at_its_size(change, expected):
+    """The proof path (every action sequence on every {0, 1} table, K = 2, T = 6) sees the break
+    too: the schedule does not move, so the status stays a proof, and the proven bound is the
+    broken algorithm's."""
+    honest = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0)
+    broken = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0,
+                          policy_class=_planted("anytime-lazy-ucb", change))
+    assert honest.proof and honest.epsilon == pytest.approx(1.0)
+    assert broken.proof and broken.epsilon == pytest.approx(expected)
