@@ -147,8 +147,9 @@ def walk(run: Callable[[], Any], targets: dict[str, Any], *,
     return result, profiler.walks
 
 
-def measure(command: tuple[str, ...] = COMMAND) -> tuple[int, dict[str, Walk]]:
-    """The exit status of ``dpbandits`` ``command`` and the walks of its epsilon and horizon."""
+def measure(command: tuple[str, ...] = COMMAND) -> tuple[int, dict[str, Walk], str]:
+    """The exit status of ``dpbandits`` ``command``, the walks of its epsilon and horizon, and
+    what it wrote to standard error."""
     from dpbandits.cli import main
     from dpbandits.cli import validate as validate_command
 
@@ -156,12 +157,13 @@ def measure(command: tuple[str, ...] = COMMAND) -> tuple[int, dict[str, Walk]]:
         args = frame.f_locals["args"]
         return {"epsilon": args.epsilon, "T": args.horizon}
 
+    errors = io.StringIO()
     with tempfile.TemporaryDirectory() as out, contextlib.chdir(ROOT), \
-            contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errors):
         status, walks = walk(lambda: main([*command, "--out", out]),
                              {"epsilon": None, "T": None},
                              start=(validate_command.run, targets))
-    return status, walks
+    return status, walks, errors.getvalue()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,8 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--detail", action="store_true",
                         help="list the receiving calls by module and the checks by function")
     args = parser.parse_args(argv)
-    status, walks = measure()
+    status, walks, errors = measure()
     print("dpbandits " + " ".join(f'"{part}"' if " " in part else part for part in COMMAND))
+    if status not in (0, 1):
+        last = errors.strip().splitlines()[-1:] or ["(nothing on standard error)"]
+        print(f"the command failed (exit status {status}): {last[0]}", file=sys.stderr)
+        return 1
     print(f"exit status {status}; counted by identity of the parsed value")
     print(HEADER)
     for found in walks.values():

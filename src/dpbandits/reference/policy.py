@@ -82,25 +82,46 @@ class PolicyBase:
     """Domains of the parameters whose meaning is this algorithm's own (the shared names' are in
     :mod:`dpbandits.reference.domains`)."""
 
+    _arguments_checked: bool = False
+    """True only while :meth:`_from_checked` runs the constructor: its arguments (but ``runs``
+    and ``rng``) were checked by :func:`dpbandits.reference.registry.check_arguments`."""
+
     def __init__(self, K: int, *, runs: int = 1, rng: np.random.Generator | int | None,
                  epsilon: float | None = None, variant: str | None = None,
                  tie_break: str = "first") -> None:
-        self.K = check_arms(K)                       # every K of the library: one check
+        checked = self._arguments_checked
+        self.K = K if checked else check_arms(K)     # every K of the library: one check
         self.runs = check_positive_int(runs, "runs")
         self.rng = as_generator(rng)
         if self.private:
-            self.epsilon = check_epsilon(epsilon)
+            self.epsilon = epsilon if checked else check_epsilon(epsilon)
         elif epsilon is not None:
             raise DPBanditsError(f"{self.name} is non-private and takes no epsilon")
         variant = self.default_variant if variant is None else variant
         names = [v.name for v in self.variants]
-        if variant not in names:
+        if not checked and variant not in names:
             raise DPBanditsError(f"unknown variant {variant!r} for {self.name}; choose one of {names}")
         self.variant = variant
-        if tie_break not in ("first", "random"):
+        if not checked and tie_break not in ("first", "random"):
             raise DPBanditsError(f"tie_break must be 'first' or 'random', got {tie_break!r}")
         self.tie_break = tie_break
         self._rows = np.arange(self.runs)
+
+    @classmethod
+    def _from_checked(cls, K: int, **kwargs) -> "PolicyBase":
+        """The policy built from arguments that
+        :func:`~dpbandits.reference.registry.check_arguments` checked (its
+        :func:`~dpbandits.reference.registry.build` is the one caller): the constructor skips
+        the checks of K, epsilon, the variant and the tie-breaking rule, and checks ``runs``
+        and ``rng``. The flag lives on this one object while its constructor runs; every other
+        construction checks everything."""
+        policy = cls.__new__(cls)
+        policy._arguments_checked = True
+        try:
+            policy.__init__(K, **kwargs)
+        finally:
+            del policy._arguments_checked
+        return policy
 
     @property
     def claim(self) -> PrivacyClaim:

@@ -2,7 +2,13 @@
 
 ``get(name)`` returns an algorithm's class, ``make(name, ...)`` builds a policy, ``spec(name, ...)``
 returns a picklable factory for the engine, and ``algorithms()`` lists what is registered with its
-paper, setting, variants and privacy claim. ``declaration(name, attribute)`` and ``declared(...)``
+paper, setting, variants and privacy claim.
+
+**Checked once.** ``make`` and a policy's constructor check every argument on every call: they
+are the public API. ``check_arguments(name, K, ...)`` makes the same checks once and returns
+:class:`CheckedArguments`, which nothing else can make; ``build(arguments, runs, rng)`` builds
+from them without checking them again (only ``runs`` and ``rng``, which change per block, are
+checked). ``spec`` checks this way, so the engine's blocks trust the factory's arguments. ``declaration(name, attribute)`` and ``declared(...)``
 read what each algorithm declares for the machinery (:mod:`dpbandits.reference.declarations`):
 the machinery finds an algorithm's design, pairs, presets and kernel here, never by its name.
 """
@@ -24,7 +30,8 @@ from .domains import parameters_of
 from .policy import Policy, PolicyBase
 
 __all__ = ["ALGORITHMS", "ALIASES", "canonical", "get", "make", "spec", "algorithms", "AlgorithmSpec",
-           "AlgorithmInfo", "declaration", "declared", "Declared"]
+           "AlgorithmInfo", "declaration", "declared", "Declared", "CheckedArguments",
+           "check_arguments", "build", "spec_of"]
 
 # name -> "module:Class", relative to dpbandits.reference; imported on first use.
 ALGORITHMS: dict[str, str] = {
@@ -75,11 +82,19 @@ def get(name: str) -> type[PolicyBase]:
 def make(name: str, K: int, *, epsilon: float | None = None, runs: int = 1,
          rng: np.random.Generator | int | None, variant: str | None = None, T: int | None = None,
          **params: Any) -> Policy:
-    """Build algorithm ``name`` for K arms and ``runs`` runs.
+    """Build algorithm ``name`` for K arms and ``runs`` runs, checking every argument.
 
     ``T`` is passed only to algorithms that need their horizon; ``epsilon`` is ignored by the
     non-private baselines (so that a sweep over epsilon can include them).
     """
+    cls, kwargs = _registry_checks(name, epsilon, variant, T, params)
+    return cls(K, runs=runs, rng=rng, **kwargs)
+
+
+def _registry_checks(name: str, epsilon: float | None, variant: str | None, T: int | None,
+                     params: dict[str, Any]) -> tuple[type[PolicyBase], dict[str, Any]]:
+    """What ``make`` checks before the constructor does: the name, the parameters' names,
+    epsilon's range and T; the class and its constructor's keyword arguments but K, runs, rng."""
     name = canonical(name)
     cls = get(name)
     accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "K", "runs", "rng",
@@ -88,8 +103,8 @@ def make(name: str, K: int, *, epsilon: float | None = None, runs: int = 1,
     if unknown:
         raise DPBanditsError(f"unknown parameter(s) {unknown} for {name}; it accepts {sorted(accepted)}")
     if cls.private and epsilon is not None:
-        check_epsilon_range(epsilon, algorithm=name)
-    kwargs: dict[str, Any] = dict(runs=runs, rng=rng, **params)
+        epsilon = check_epsilon_range(epsilon, algorithm=name)
+    kwargs: dict[str, Any] = dict(params)
     if cls.private:
         if epsilon is None:
             raise DPBanditsError(f"{name} is private: epsilon is required")
@@ -100,12 +115,65 @@ def make(name: str, K: int, *, epsilon: float | None = None, runs: int = 1,
         if T is None:
             raise DPBanditsError(f"{name} needs its horizon: T is required")
         kwargs["T"] = check_positive_int(T, "T")
-    return cls(K, **kwargs)
+    return cls, kwargs
+
+
+@dataclass(frozen=True, init=False)
+class CheckedArguments:
+    """An algorithm's arguments after every check of :func:`make` and of its constructor, made
+    only by :func:`check_arguments` (calling the class raises); :func:`build` trusts them."""
+
+    name: str
+    """The registered name."""
+    cls: type[PolicyBase]
+    K: int
+    kwargs: tuple[tuple[str, Any], ...]
+    """The constructor's keyword arguments but ``runs`` and ``rng``, as checked."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise DPBanditsError("CheckedArguments are made by check_arguments(name, K, ...) only")
+
+    @property
+    def epsilon(self) -> float | None:
+        """epsilon as checked; None for a non-private algorithm."""
+        return dict(self.kwargs).get("epsilon")
+
+    @property
+    def T(self) -> int | None:
+        """The horizon as checked; None for an algorithm that does not need it."""
+        return dict(self.kwargs).get("T")
+
+
+def check_arguments(name: str, K: int, *, epsilon: float | None = None,
+                    variant: str | None = None, T: int | None = None,
+                    **params: Any) -> CheckedArguments:
+    """Check the arguments of :func:`make` (but ``runs`` and ``rng``) once, as ``make`` does and
+    with the same errors: the registry's checks, then the constructor's, by building one policy
+    for one run."""
+    cls, kwargs = _registry_checks(name, epsilon, variant, T, params)
+    policy = cls(K, runs=1, rng=np.random.default_rng(0), **kwargs)
+    arguments = object.__new__(CheckedArguments)
+    for key, value in (("name", canonical(name)), ("cls", cls), ("K", policy.K),
+                       ("kwargs", tuple(kwargs.items()))):
+        object.__setattr__(arguments, key, value)
+    return arguments
+
+
+def build(arguments: CheckedArguments, runs: int, rng: np.random.Generator | int) -> Policy:
+    """The policy of :func:`check_arguments`'s ``arguments`` for ``runs`` runs drawing from
+    ``rng``; only ``runs`` and ``rng`` are checked."""
+    if not isinstance(arguments, CheckedArguments):
+        raise DPBanditsError(f"build takes the arguments check_arguments returns, got "
+                             f"{type(arguments).__name__}")
+    return arguments.cls._from_checked(arguments.K, runs=runs, rng=rng, **dict(arguments.kwargs))
 
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """A picklable policy factory: ``spec(runs, rng)`` builds the algorithm for one block."""
+    """A picklable policy factory: ``spec(runs, rng)`` builds the algorithm for one block.
+
+    Made by :func:`spec`, it carries its :class:`CheckedArguments` and builds without checking
+    them again; made directly, it builds through :func:`make`, every argument checked."""
 
     name: str
     K: int
@@ -113,17 +181,35 @@ class AlgorithmSpec:
     variant: str | None = None
     T: int | None = None
     params: tuple[tuple[str, Any], ...] = field(default=())
+    checked: CheckedArguments | None = field(default=None, init=False, repr=False, compare=False)
+    """Set by :func:`spec` only (``dataclasses.replace`` drops it: a changed copy is checked)."""
 
     def __call__(self, runs: int, rng: np.random.Generator) -> Policy:
+        if self.checked is not None:
+            return build(self.checked, runs, rng)
         return make(self.name, self.K, epsilon=self.epsilon, runs=runs, rng=rng,
                     variant=self.variant, T=self.T, **dict(self.params))
 
 
 def spec(name: str, K: int, *, epsilon: float | None = None, variant: str | None = None,
          T: int | None = None, **params: Any) -> AlgorithmSpec:
-    """A factory for the engine; it is checked by building one policy for one run."""
+    """A factory for the engine, its arguments checked once here (:func:`check_arguments`)."""
     factory = AlgorithmSpec(name, K, epsilon, variant, T, tuple(sorted(params.items())))
-    factory(1, np.random.default_rng(0))
+    object.__setattr__(factory, "checked", check_arguments(name, K, epsilon=epsilon,
+                                                           variant=variant, T=T, **params))
+    return factory
+
+
+def spec_of(arguments: CheckedArguments) -> AlgorithmSpec:
+    """The engine's factory of arguments :func:`check_arguments` checked (no check again)."""
+    if not isinstance(arguments, CheckedArguments):
+        raise DPBanditsError(f"spec_of takes the arguments check_arguments returns, got "
+                             f"{type(arguments).__name__}")
+    given = dict(arguments.kwargs)
+    fields = {key: given.pop(key, None) for key in ("epsilon", "variant", "T")}
+    factory = AlgorithmSpec(arguments.name, arguments.K, **fields,
+                            params=tuple(sorted(given.items())))
+    object.__setattr__(factory, "checked", arguments)
     return factory
 
 

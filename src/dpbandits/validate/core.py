@@ -146,7 +146,8 @@ def run_checked(candidate: Any, request: Request,
     ``request`` (:func:`~dpbandits.validate.loading.check_request`)."""
     from ..audit.mechanism import RegistryMechanism
     from ..errors import DPBanditsError
-    from ..reference import spec, simulate
+    from ..reference import simulate
+    from ..reference.registry import spec_of
     from .regret import check_regret_bounds, record_curves
 
     say = progress or (lambda message: None)
@@ -162,7 +163,7 @@ def run_checked(candidate: Any, request: Request,
                              f"{'base arms' if semi else 'arms'} but the setting has {K}")
     reference = RegistryMechanism(against, K, epsilon, request.variant, params, T=T,
                                   backend=request.backend)
-    factory = spec(against, K, epsilon=epsilon, variant=reference.variant, T=T, **params)
+    factory = spec_of(request.arguments)
     label = getattr(candidate, "label", "candidate")
 
     # Children 0-7 as before the tries and planted variants existed; those draw from 8 and 9.

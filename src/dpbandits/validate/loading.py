@@ -7,8 +7,9 @@ or :class:`~dpbandits.validate.bases.Bases`: K comes from the setting). The size
 the ones that will be used: the validation's tables, actions and pull counts
 (:func:`dpbandits.limits.check_validation_size`) and the audit's horizon and samples
 (:func:`dpbandits.limits.check_audit_size` at :func:`dpbandits.audit.against.planned_horizon`).
-The stages after it trust the :class:`Request` it returns; the command line calls it before it
-loads the candidate.
+The stages after it trust the :class:`Request` it returns, and the reference's policies are built
+from its :class:`~dpbandits.reference.registry.CheckedArguments` without checking them again; the
+command line calls it before it loads the candidate.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ class Request:
     """Test runs per side of the privacy audit, 0 when it is skipped."""
     audit_horizon: int | None
     backend: str
+    arguments: Any
+    """ALGO's arguments at K and T, checked once
+    (:class:`~dpbandits.reference.registry.CheckedArguments`): the reference's blocks trust them."""
 
     @property
     def K(self) -> int:
@@ -74,7 +78,7 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
     """
     from ..reference import get
     from ..reference.engine import check_backend
-    from ..reference.registry import canonical
+    from ..reference.registry import canonical, check_arguments
 
     check_backend(backend)
     against = canonical(against)
@@ -117,8 +121,10 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
 
         audit_T, why = planned_horizon(against, problem.K, epsilon, params, audit_horizon)
         limits.check_audit_size(audit_samples, audit_T, problem.K, horizon=why)
+    arguments = check_arguments(against, problem.K, epsilon=epsilon, variant=variant, T=T,
+                                **params)
     return Request(against, cls, epsilon, variant, params, problem, T, runs, seed, alpha, power,
-                   int(audit_samples), audit_horizon, backend)
+                   int(audit_samples), audit_horizon, backend, arguments)
 
 
 def default_horizon(against: str, K: int, epsilon: float | None, variant: str | None,

@@ -116,7 +116,8 @@ class PrivateUCB(PolicyBase):
                  depth_log: str = "ln") -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          tie_break=tie_break)
-        self.T = check_positive_int(T, "T")          # T: the horizon (Alg. 1 input)
+        # T: the horizon (Alg. 1 input), checked unless registry.check_arguments did
+        self.T = T if self._arguments_checked else check_positive_int(T, "T")
         if gamma_rule not in GAMMA_RULES:
             raise DPBanditsError(f"gamma_rule must be one of {GAMMA_RULES}, got {gamma_rule!r}")
         if depth_log not in DEPTH_LOGS:
