@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "dpbandits"
-SHARED = {"errors", "limits", "files", "distributed", "pools", "__init__"}    # small helpers, importable anywhere
+SHARED = {"errors", "limits", "files", "distributed", "pools", "multiplicity", "__init__"}    # small helpers, importable anywhere
 
 FORBIDDEN = {
     "reference": {"compiled", "accountant", "audit", "bounds", "validate", "reproduce", "report",

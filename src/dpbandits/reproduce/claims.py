@@ -5,7 +5,7 @@ and a horizon, and a check (:mod:`~dpbandits.reproduce.checks`) turns the readin
 :class:`Outcome`: the one-sided tests whose rejection would *support* the claim and those whose
 rejection would *contradict* it, each a t-test on per-run values, with the test in words.
 :func:`judge` gives each reading a verdict at family-wise level ``alpha`` (Holm's step-down
-correction over every p-value of every reading of the page, :func:`dpbandits.validate.stats.holm`):
+correction over every p-value of every reading of the page, :func:`dpbandits.multiplicity.holm`):
 
 * ``supported``: the data are significantly in the reading's direction (every component, an
   intersection-union test, so no correction is needed inside a reading);
@@ -238,7 +238,7 @@ def judge(claims: Sequence[tuple[str, str, Outcome] | tuple[str, Readings]],
     reading, outcome)`` or ``(text, [(reading, outcome), ...])``; Holm's correction runs over the
     supporting and contradicting p-values of every testable reading of every claim (2m hypotheses
     for m readings), and each claim's verdict is :func:`combine` of its readings'."""
-    from ..validate.stats import holm
+    from ..multiplicity import holm
 
     claims = [(c[0], [(c[1], c[2])]) if len(c) == 3 else (c[0], list(c[1])) for c in claims]
     testable = [o for _, readings in claims for _, o in readings if o.testable]
