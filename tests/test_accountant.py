@@ -268,7 +268,8 @@ def test_status_is_a_proof_only_where_every_action_sequence_and_table_was_enumer
     ("dp-ucb", "bandit", (2, 6), "64 action sequences x 64 reward sequences"),
     ("rnm-ftnl", "full", (2, 4), "16 action sequences x 256 tables"),
     ("dpucb-mat", "semi", (2, 5), "32 action sequences x 128 observed reward patterns")])
-def test_list_proves_each_feedback_kind_at_the_largest_T_within_its_budget(name, feedback, size, scope):
+def test_list_proves_each_feedback_kind_at_the_largest_T_within_its_budget(name, feedback, size,
+                                                                            scope):
     """The pairs (action sequence, {0, 1} table the policy can see) fit the budget at the proof's
     T and not at T + 1: K^T x 2^T (bandit), K^T x 2^(K T) (full information), bases^T x
     2^(K + rank T) (a semi-bandit that observes round 0)."""

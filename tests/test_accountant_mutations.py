@@ -284,7 +284,8 @@ def test_the_suite_plants_at_least_twenty_breaks_across_every_family():
 
 
 @pytest.mark.exact
-@pytest.mark.parametrize("change, expected", [("laplace=halved", 2.0), ("release=noiseless", math.inf)])
+@pytest.mark.parametrize("change, expected", [("laplace=halved", 2.0),
+                                              ("release=noiseless", math.inf)])
 def test_a_planted_break_moves_the_proof_at_its_size(change, expected):
     """The proof path (every action sequence on every {0, 1} table, K = 2, T = 6) sees the break
     too: the schedule does not move, so the status stays a proof, and the proven bound is the

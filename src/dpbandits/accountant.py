@@ -30,11 +30,12 @@ produce, and the accountant says which of two things it computed:
 
 * **proof at this size**, for every table with entries in {0, 1} at that K and T: where the
   action sequences times the {0, 1} tables the policy can tell apart along each fit
-  :data:`ENUMERATION_BUDGET` (at K = 2: T = 6 for a bandit, 4 for full information, 5 for the
-  matroid policies on their rank-1 matroid; :func:`proof_size`), :func:`traced_upper` forces
-  every action sequence on the policy round by round and runs it on every such table, on each
-  of the :data:`PROOF_SEEDS` noise seeds. What reaches the policy is what :meth:`_Run.step` and
-  :meth:`_Run.round_zero` feed it: the pulled arm's reward (``feedback == "bandit"``:
+  :data:`ENUMERATION_BUDGET` (up to K = 2, T = 8 for a bandit; ``dpbandits list`` proves at
+  K = 2 and the largest T within :data:`PROOF_BUDGET`, :func:`proof_size`: T = 6 for a bandit,
+  4 for full information, 5 for the matroid policies on their rank-1 matroid),
+  :func:`traced_upper` forces every action sequence on the policy round by round and runs it
+  on every such table, on each of the :data:`PROOF_SEEDS` noise seeds. What reaches the
+  policy is what :meth:`_Run.step` and :meth:`_Run.round_zero` feed it: the pulled arm's reward (``feedback == "bandit"``:
   ``x[t, a_t]`` only), the whole row (full information), the chosen set's cells and, for the
   matroid policies, round 0's row (semi-bandit). Along a sequence a_1..a_T a bandit therefore
   sees only x_t = table[t, a_t], and the 2^T reward sequences stand for every {0, 1} table
@@ -45,8 +46,9 @@ produce, and the accountant says which of two things it computed:
   reads earlier released values is taken to be affine in each cell given them, as in every
   trace). The status is a proof when, along each sequence, the releases (rounds, kinds,
   families, scales, the cells each value covers and their coefficients, freshness) are the
-  same on every table and seed (a leak on any table costs infinity, so leaks are pooled); the maximum over every (sequence, table, seed) then bounds
-  epsilon for every pair of neighbouring tables with entries in {0, 1}. The noise values are
+  same on every table and seed (a leak on any table costs infinity, so leaks are pooled); the
+  maximum over every (sequence, table, seed) then bounds epsilon for every pair of neighbouring
+  tables with entries in {0, 1}. The noise values are
   sampled on the seeds, not enumerated: a schedule that moved with noise values only other
   seeds draw would be missed, and the proof is stated given that the schedule along each
   sequence did not move on the seeds. Tables with other entries are not covered. The
@@ -84,7 +86,8 @@ from .reference.registry import Declared, canonical, declaration, get, make
 __all__ = ["Trace", "Accounting", "Bracket", "trace", "enumerate_traces", "release_loss",
            "row_losses", "account", "traced_upper", "bracket", "audit_bracket", "claim_bracket",
            "STRUCTURE", "TRACE_SETTINGS", "TRACE_K", "TRACE_T", "TRACE_SEEDS", "PROOF_K", "PROOF_T",
-           "ENUMERATION_BUDGET", "PROOF_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES", "enumeration_size", "proof_size"]
+           "ENUMERATION_BUDGET", "PROOF_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES",
+           "enumeration_size", "proof_size"]
 
 TRACE_K = 3
 """Arms (base arms for matroids) of the default traces."""
@@ -700,8 +703,9 @@ def _table_by_table(name: str, common: dict[str, Any], cls: type, options: list[
             run.diverged = True
         out.append(run.result(run.policy.variant))
         if out[-1].signature() != out[0].signature():
-            out[-1].moved = (f"the releases moved with the table ({_describe(tables[g], cells, rows)}"
-                             f"; with {_describe(tables[0], cells, rows)} they differ)",)
+            moved, first = _describe(tables[g], cells, rows), _describe(tables[0], cells, rows)
+            out[-1].moved = (f"the releases moved with the table ({moved}; with {first} they "
+                             f"differ)",)
             break
     return out
 
@@ -852,8 +856,9 @@ def proof_size(name: str, *, K: int = PROOF_K, variant: str | None = None,
                policy_class: type | None = None, budget: int = PROOF_BUDGET,
                **params: Any) -> tuple[int, int] | None:
     """(K, T) of the proof ``dpbandits list`` prints for algorithm ``name``: the largest T whose
-    enumeration at K fits ``budget`` (T = 6 for a bandit at K = 2, 4 for full information, 5 for the matroid
-    policies on their default rank-1 matroid), or None when not even T = 1 fits."""
+    enumeration at K fits ``budget`` (T = 6 for a bandit at K = 2, 4 for full information, 5
+    for the matroid policies on their default rank-1 matroid), or None when not even T = 1
+    fits."""
     best = None
     for T in range(1, 32):
         sequences, tables = enumeration_size(name, K=K, T=T, variant=variant,
