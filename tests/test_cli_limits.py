@@ -38,8 +38,11 @@ def no_work(monkeypatch):
     import dpbandits.candidates as candidates
     import dpbandits.validate.core as core
 
-    for module, name in ((runner, "audit_algorithm"), (runner, "audit_all"),
-                         (audit, "audit_algorithm"), (audit, "audit_all"),
+    # The package's names first: monkeypatch keeps what getattr gives, and a lazy package's
+    # getattr reads the submodule's name, which must not be the stand-in yet (else teardown
+    # would leave the stand-in in the package for every later test).
+    for module, name in ((audit, "audit_algorithm"), (audit, "audit_all"),
+                         (runner, "audit_algorithm"), (runner, "audit_all"),
                          (against, "audit_against"), (against, "audit_observed"),
                          (candidates, "load"), (core, "run_checked"),
                          (simulated, "check_algorithm")):
