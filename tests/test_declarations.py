@@ -153,9 +153,11 @@ def test_the_machinery_reads_the_declarations():
 
 
 GENERIC = ("audit/design.py", "audit/whitebox.py", "audit/pairs.py", "audit/runner.py",
-           "audit/mechanism.py", "accountant.py", "compiled/__init__.py", "reference/engine.py",
-           "reference/registry.py", "reference/parameters.py", "reference/domains.py",
-           "reference/declarations.py", "report/parts.py")
+           "audit/mechanism.py", "accountant/__init__.py", "accountant/lockstep.py",
+           "accountant/tracing.py", "accountant/enumeration.py", "accountant/composition.py",
+           "accountant/upper.py", "accountant/brackets.py", "compiled/__init__.py",
+           "reference/engine.py", "reference/registry.py", "reference/parameters.py",
+           "reference/domains.py", "reference/declarations.py", "report/parts.py")
 """The generic machinery: it reads declarations and names no registered algorithm."""
 
 

@@ -1,0 +1,87 @@
+"""Privacy accounted from the code: an upper bound on epsilon traced from what the reference does.
+
+The audit bounds epsilon from below; this module bounds it from above, from the reference
+algorithm's own noise draws (docs/accountant.md). :func:`trace` runs one trajectory of a
+registered algorithm with the noise source in tracing mode (:mod:`dpbandits.reference.noise`):
+every release is recorded with its distribution, its scale and, for each value, the coefficient
+of every cell (round, arm) of the reward table in the statistic it perturbs. :func:`account`
+composes the trace under the neighbour relation of the claims (``ROW``: one row of the table is
+replaced, every cell moving by at most 1):
+
+* a Laplace release of values with sensitivities s_i to a row costs sum_i s_i / scale_i
+  (the Laplace mechanism; Dwork and Roth, Theorem 3.6);
+* an argmax release (report-noisy-max) whose utilities move by at most s_i costs
+  2 max_i s_i / scale for Laplace, exponential and Gumbel noise alike (one utility may go up while
+  another goes down: docs/errata.md#rnm-laplace, docs/errata.md#ww-exponential), and for Laplace
+  never more than the Laplace mechanism on all values, sum_i s_i / scale; an argmax release
+  whose noisy values the algorithm read beyond their argmax is a release of the values;
+* a value released without a fresh draw (no noise, or a noise value used twice), a published
+  value, a random draw's parameters or an action that moves with a cell: infinite;
+* per row, the releases that contain it compose by basic composition (pure claims) or, for an
+  (epsilon, delta) claim, by the better of basic and heterogeneous advanced composition at the
+  claim's delta (Dwork, Rothblum and Vadhan 2010; Kairouz et al. 2015 for the heterogeneous form,
+  docs/errata.md#td-advanced-composition); rows are disjoint inputs, so the worst row is the
+  algorithm's epsilon (parallel composition), and the actions are post-processing of the releases.
+
+The bound holds for the traced trajectory: given the actions, the coupling that shifts each noise
+by its statistic's change maps the run on one table to the same actions on its neighbour, at the
+cost above. So the algorithm's epsilon is the maximum of that cost over every output it can
+produce, and the accountant says which of two things it computed:
+
+* **proof at this size**, for every table with entries in {0, 1} at that K and T: where the
+  action sequences times the {0, 1} tables the policy can tell apart along each fit
+  :data:`ENUMERATION_BUDGET` (up to K = 2, T = 8 for a bandit; ``dpbandits list`` proves at
+  K = 2 and the largest T within :data:`PROOF_BUDGET`, :func:`proof_size`: T = 6 for a bandit,
+  4 for full information, 5 for the matroid policies on their rank-1 matroid),
+  :func:`traced_upper` forces every action sequence on the policy round by round and runs it
+  on every such table, on each of the :data:`PROOF_SEEDS` noise seeds. What reaches the
+  policy is what :meth:`_Run.step` and :meth:`_Run.round_zero` feed it: the pulled arm's reward (``feedback == "bandit"``:
+  ``x[t, a_t]`` only), the whole row (full information), the chosen set's cells and, for the
+  matroid policies, round 0's row (semi-bandit). Along a sequence a_1..a_T a bandit therefore
+  sees only x_t = table[t, a_t], and the 2^T reward sequences stand for every {0, 1} table
+  (64 x 64 at K = 2, T = 6); the other kinds enumerate the cells they see. Each seen cell is
+  probed by +1/2 from 0 and -1/2 from 1, so the two ends of a one-cell change probe the same
+  table; when the coefficients are the same at both ends, a statistic computed from the
+  rewards and the actions moves by exactly its coefficient along that change (one that also
+  reads earlier released values is taken to be affine in each cell given them, as in every
+  trace). The status is a proof when, along each sequence, the releases (rounds, kinds,
+  families, scales, the cells each value covers and their coefficients, freshness) are the
+  same on every table and seed (a leak on any table costs infinity, so leaks are pooled); the
+  maximum over every (sequence, table, seed) then bounds epsilon for every pair of neighbouring
+  tables with entries in {0, 1}. The noise values are
+  sampled on the seeds, not enumerated: a schedule that moved with noise values only other
+  seeds draw would be missed, and the proof is stated given that the schedule along each
+  sequence did not move on the seeds. Tables with other entries are not covered. The
+  sequences are traced as a tree (a prefix once, copied where sequences branch) with a
+  sequence's tables in the runs of one policy (:class:`_TableTracer`);
+* **estimate from N traces, not a proof**: otherwise (larger sizes, a refused sequence after
+  the policy's start, or a schedule that moved with the table or the noise seed, which the
+  findings name: the sequence, the seed and the table), the maximum over the traced
+  trajectories: the natural ones on seeded tables, forced ones that hold one arm after a
+  round-robin start and, where enumerated, every sequence and {0, 1} table.
+
+Whether the release schedule depends on the data is derived, not declared: it is
+``data-independent`` when the rounds, kinds, families, scales and sizes of the releases were the
+same on every traced sequence and table (``Accounting.schedule``).
+"""
+
+from __future__ import annotations
+
+from ..reference.privacy import Guarantee
+from .brackets import Bracket, _parse_label, audit_bracket, bracket, claim_bracket
+from .composition import (ESTIMATED_TABLES, PROOF, TABLES, Accounting, account, release_loss,
+                          row_losses)
+from .enumeration import (ENUMERATION_BUDGET, PROOF_BUDGET, PROOF_K, PROOF_SEEDS, PROOF_T,
+                          _binary_tables, _choices, _visible, enumerate_traces, enumeration_size,
+                          proof_size)
+from .lockstep import _TableGenerator, _TableTracer
+from .tracing import (HELD_T, STRUCTURE, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, TRACE_T, Trace,
+                      _begin, trace)
+from .upper import traced_upper
+
+__all__ = ["Trace", "Accounting", "Bracket", "trace", "enumerate_traces", "release_loss",
+           "row_losses", "account", "traced_upper", "bracket", "audit_bracket", "claim_bracket",
+           "STRUCTURE", "TRACE_SETTINGS", "TRACE_K", "TRACE_T", "TRACE_SEEDS", "PROOF_K", "PROOF_T",
+           "ENUMERATION_BUDGET", "PROOF_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES",
+           "enumeration_size", "proof_size"]
+

@@ -1,0 +1,151 @@
+"""Composition stage: the privacy loss of each release for a change of one row, composed row by
+row into the accountant's bound (:func:`release_loss`, :func:`row_losses`, :func:`account`,
+:class:`Accounting`; the rules are in :mod:`dpbandits.accountant`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+from ..errors import DPBanditsError
+from ..reference.noise import Release
+from ..reference.privacy import Guarantee
+from .tracing import Trace
+
+PROOF = "proof at this size"
+"""The status of a bound computed on every action sequence and {0, 1} table (the docstring of
+:mod:`dpbandits.accountant`)."""
+TABLES = "every table with entries in {0, 1}"
+"""The table class of a proof at its size (its scope adds what was enumerated)."""
+ESTIMATED_TABLES = "tables in [0, 1/2] from the trace seeds"
+"""The tables of an estimate."""
+
+
+@dataclass
+class Accounting:
+    """The accountant's bound on one or more traces, stated on the whole action sequence."""
+
+    epsilon: float
+    delta: float
+    theorem: str
+    worst_row: int | None
+    per_row: dict[int, float]
+    releases: int
+    traces: int
+    assumption: str
+    K: int = 0
+    T: int = 0
+    status: str = ""
+    schedule: str = ""
+    findings: tuple[str, ...] = ()
+    tables: str = ESTIMATED_TABLES
+    """The table class, with what was enumerated or traced."""
+
+    @property
+    def proof(self) -> bool:
+        """True when every action sequence was enumerated (a proof at this size)."""
+        return self.status == PROOF
+
+    @property
+    def scope(self) -> str:
+        """K, T and the table class the bound is stated for."""
+        return f"K = {self.K}, T = {self.T}, {self.tables}"
+
+    def guarantee(self) -> Guarantee:
+        return Guarantee(self.epsilon, self.delta)
+
+    def summary(self) -> str:
+        head = f"traced upper bound eps <= {self.epsilon:.4g}"
+        if self.delta:
+            head += f" at delta = {self.delta:.3g}"
+        return f"{head} ({self.status} at {self.scope}; {self.theorem}; {self.assumption})"
+
+
+def release_loss(release: Release, row: int) -> float:
+    """The privacy loss of one release for a change of ``row`` (rules in the docstring of
+    :mod:`dpbandits.accountant`)."""
+    s = release.sensitivity(row)
+    if not np.any(s > 0):
+        return 0.0
+    if not release.fresh:
+        return math.inf
+    scale = np.asarray(release.scale, dtype=float)
+    if release.kind == "argmax" and not release.values_read:
+        spread = 2.0 * float(s.max()) / float(scale.min())
+        if release.family == "laplace":
+            return min(spread, float((s / scale).sum()))
+        return spread
+    if release.family != "laplace":
+        return math.inf     # exponential or Gumbel noise on released values: unbounded ratio
+    return float((s / scale).sum())
+
+
+def row_losses(tr: Trace) -> dict[int, list[float]]:
+    """For each row of the table, the loss of every release that contains it (leaks: inf)."""
+    out: dict[int, list[float]] = {row: [] for row in tr.rows}
+    for release in tr.releases:
+        for row in release.rows():
+            loss = release_loss(release, row)
+            if loss > 0:
+                out[row].append(loss)
+    for row, _ in tr.leaks:
+        out[row].append(math.inf)
+    return out
+
+
+def _compose(losses: list[float], delta: float) -> float:
+    basic = float(sum(losses))
+    if delta <= 0 or not losses or math.isinf(basic):
+        return basic
+    e = np.asarray(losses)
+    advanced = float((e * np.expm1(e)).sum() + math.sqrt(2.0 * math.log(1.0 / delta) * (e * e).sum()))
+    return min(basic, advanced)
+
+
+def _schedule(traces: list[Trace]) -> str:
+    """``data-independent`` when every trace released at the same rounds, kinds, families, scales
+    and sizes; otherwise ``follows the data``."""
+    first = traces[0].schedule()
+    if all(tr.schedule() == first for tr in traces[1:]):
+        return "data-independent"
+    return "follows the data"
+
+
+def account(traces: Trace | Iterable[Trace], delta: float = 0.0, *,
+            status: str | None = None, tables: str = ESTIMATED_TABLES,
+            findings: Iterable[str] = ()) -> Accounting:
+    """Compose traces row by row (basic, or the better of basic and advanced at ``delta``); the
+    worst row over all traces is the bound. ``status`` defaults to an estimate from the traces
+    (:func:`traced_upper` sets :data:`PROOF` when it enumerated every action sequence and
+    table); ``tables`` is the table class of the scope, ``findings`` come before the traces'."""
+    traces = [traces] if isinstance(traces, Trace) else list(traces)
+    if not traces:
+        raise DPBanditsError("account needs at least one trace")
+    per_row: dict[int, float] = {}
+    for tr in traces:
+        for row, losses in row_losses(tr).items():
+            per_row[row] = max(per_row.get(row, 0.0), _compose(losses, delta))
+    worst = max(per_row, key=lambda r: per_row[r]) if per_row else None
+    epsilon = per_row[worst] if worst is not None else 0.0
+    theorem = ("basic composition of each row's releases, parallel across rows" if delta <= 0 else
+               "min of basic and heterogeneous advanced composition of each row's releases at "
+               "delta, parallel across rows")
+    schedule = _schedule(traces)
+    n = sum(tr.tables for tr in traces)
+    if status is None:
+        status = f"estimate from {n} traces, not a proof"
+    if status == PROOF:
+        sequences = len({tr.sequence for tr in traces})
+        assumption = (f"every one of {sequences} action sequences enumerated on every table with "
+                      f"entries in {{0, 1}} it can see; release schedule {schedule}, and along "
+                      f"each sequence the same on every table and noise seed")
+    else:
+        assumption = (f"maximum over {n} traced trajectories; release schedule "
+                      f"{schedule} on them; other trajectories are not enumerated")
+    findings = tuple(dict.fromkeys(list(findings) + [f for tr in traces for f in tr.findings]))
+    return Accounting(epsilon, delta if delta > 0 else 0.0, theorem, worst, per_row,
+                      sum(len(t.releases) for t in traces), n, assumption,
+                      traces[0].K, traces[0].T, status, schedule, findings[:5], tables)
