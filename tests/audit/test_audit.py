@@ -161,7 +161,8 @@ def test_algorithms_whose_claim_holds_are_not_flagged(name, variant):
 
 @pytest.mark.statistical
 @pytest.mark.parametrize("mechanism", [ToyThreshold("correct", 1.0),
-                                       CounterMechanism("hybrid", 1.0, "chan")], ids=str)
+                                       CounterMechanism("hybrid", 1.0, "chan")],
+                         ids=["toy-threshold-correct", "counter-hybrid-chan"])
 def test_correct_toys_and_counters_are_not_flagged(mechanism):
     """alpha = 1e-3 per case, fixed seed."""
     pairs = stream_pairs(8) if isinstance(mechanism, CounterMechanism) else None
