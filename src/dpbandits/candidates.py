@@ -68,7 +68,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .audit.adapters import (LOADING, CallableMechanism, PolicyMechanism, SemiPolicyMechanism,
-                             _name_of)
+                             _name_of, protocol_methods)
 from .audit.external import DEFAULT_TIMEOUT, CommandMechanism
 from .audit.protocols import adapt, derived_seed, is_learning_policy
 from .errors import DPBanditsError, check_positive_int
@@ -605,13 +605,4 @@ def _check_policy(mechanism: Any) -> None:
             raise DPBanditsError(f"{mechanism.label}: starting a run of the object it builds "
                                  f"({type(policy).__name__}) raised {type(error).__name__}: "
                                  f"{error}") from error
-    for method in ("act", "observe"):
-        try:
-            found = getattr(policy, method, None)
-        except Exception as error:
-            raise DPBanditsError(f"{mechanism.label}: looking up {method}() of the object it "
-                                 f"builds raised {type(error).__name__}: {error}") from error
-        if not callable(found):
-            raise DPBanditsError(
-                f"{mechanism.label}: the object it builds ({type(policy).__name__}) has no "
-                f"{method}() method; a candidate needs {needs}")
+    protocol_methods(policy, mechanism.label, needs)

@@ -329,7 +329,7 @@ class PolicyMechanism(_PythonMechanism):
         except Exception as error:     # the candidate's startGame(), a MAB's constructor
             raise DPBanditsError(f"{where}: starting the run ({type(policy).__name__}) raised "
                                  f"{type(error).__name__}: {error}") from error
-        act, observe = _protocol_methods(policy, where)
+        act, observe = protocol_methods(policy, where)
         act_call = getattr(policy, "act_call", "policy.act")
         observe_call = getattr(policy, "observe_call", "policy.observe")
         full = self.feedback == "full"
@@ -410,8 +410,8 @@ class SemiPolicyMechanism(PolicyMechanism):
         T = X.shape[0] - 1
         progress = self._progress
         policy = _call(where, self.build_call, self._build, T, rng)
-        act, observe = _protocol_methods(policy, where, "act(t) -> basis",
-                                         "observe(t, arms, rewards)")
+        act, observe = protocol_methods(policy, where,
+                                        "act(t) -> basis and observe(t, arms, rewards)")
         bases = np.empty((T, self.k), dtype=np.int32)
         t, call = 0, "policy.observe(0, None, w0)"
         try:
@@ -518,20 +518,21 @@ def _name_of(obj: Any) -> str:
         return type(obj).__name__
 
 
-def _protocol_methods(policy: Any, where: str, act: str = "act(t) -> arm",
-                      observe: str = "observe(t, arm, feedback)",
-                      ) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """The policy's act and observe methods; a missing one is a clear error."""
+def protocol_methods(policy: Any, where: str,
+                     needs: str = "act(t) -> arm and observe(t, arm, feedback)",
+                     ) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The policy's act and observe methods; a missing one, or a lookup that raises, is one
+    clear error naming what a candidate needs."""
     methods = []
     for name in ("act", "observe"):
         try:
             method = getattr(policy, name, None)
         except Exception as error:
-            raise DPBanditsError(f"{where}: looking up policy.{name} raised "
+            raise DPBanditsError(f"{where}: looking up {name}() of the object it builds raised "
                                  f"{type(error).__name__}: {error}") from error
         if not callable(method):
-            raise DPBanditsError(f"{where}: the candidate object ({type(policy).__name__}) has no "
-                                 f"{name}() method; it needs {act} and {observe}")
+            raise DPBanditsError(f"{where}: the object it builds ({type(policy).__name__}) has no "
+                                 f"{name}() method; a candidate needs {needs}")
         methods.append(method)
     return methods[0], methods[1]
 
