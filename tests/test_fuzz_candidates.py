@@ -106,7 +106,12 @@ def candidates(draw, full: bool = False):
         kinds["rewrite"] = st.just(REWRITE)
     kind = draw(st.sampled_from(sorted(kinds)))
     statement = draw(kinds[kind])
-    round_ = draw(st.integers(1, 3))
+    # Only rounds the shape's methods see at the audit's horizon (T = 3): a MABWiser MAB is
+    # fitted on rounds 1..K (K = 2), so predict and partial_fit first run in round 3; a step
+    # solver is told round t's reward in round t + 1's call, so it never observes round 3.
+    first = 3 if shape == "mabwiser" else 1
+    last = 2 if shape == "step" and where == "observe" else 3
+    round_ = draw(st.integers(first, last))
     body = {place: "pass" for place in ("import", "init", "act", "observe")}
     body[where] = statement
     observing = [observe_header or "    def observe(self, t, arm, row):",

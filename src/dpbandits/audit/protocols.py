@@ -218,6 +218,7 @@ class _MABWiser:
             raise DPBanditsError(f"{label}: the MAB it builds has {len(arms)} arms "
                                  f"({arms[:8]!r}...), the problem has K = {K}")
         self._mab = mab
+        self._label = label
         self._arms = arms
         self._index = {arm: i for i, arm in enumerate(arms)}
         self._first: list[float] = []
@@ -229,8 +230,8 @@ class _MABWiser:
         try:
             return self._index[chosen]
         except (KeyError, TypeError):
-            raise DPBanditsError(f"mab.predict() in round {t} returned {chosen!r}, which is "
-                                 f"not one of the MAB's arms") from None
+            raise DPBanditsError(f"{self._label}: mab.predict() in round {t} returned "
+                                 f"{chosen!r}, which is not one of the MAB's arms") from None
 
     def observe(self, t: int, arm: int, reward: float) -> None:
         K = len(self._arms)
