@@ -9,7 +9,7 @@ import copy
 
 import numpy as np
 
-from ..reference.noise import ArgmaxOnly, LockstepGenerator, Release, Tracer
+from ..reference.noise import LockstepGenerator, Release, Tracer
 
 _H = 0.5            # the probe: a cell of a table with entries in {0, 1/4, 1/2} is raised by 1/2
 _TOLERANCE = 1e-9
@@ -71,14 +71,9 @@ class _TableTracer(Tracer):
         coefficients: list[dict[tuple[int, int], float]] = [dict() for _ in range(v.shape[2])]
         for p, i in zip(*np.nonzero(coefficient)):
             coefficients[i][self.cells[p]] = float(coefficient[p, i])
-        record = Release(family, scale, kind, coefficients, fresh, self.step)
-        self.releases.append(record)
         out = np.broadcast_to((v[:, 0] + nz[:, 0])[:, None, :], v.shape)
         out = out.reshape(np.shape(vb)).copy()
-        if kind == "argmax":
-            out = out.view(ArgmaxOnly)
-            out._release = record
-        return out
+        return self._recorded(Release(family, scale, kind, coefficients, fresh, self.step), out)
 
     def published(self, value) -> None:
         v = self._grouped(value)

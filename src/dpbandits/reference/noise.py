@@ -337,12 +337,16 @@ class Tracer:
         coefficients: list[dict[tuple[int, int], float]] = [dict() for _ in range(v.shape[1])]
         for p, i in zip(*np.nonzero(diff)):
             coefficients[i][self.cells[p]] = float(diff[p, i])
-        record = Release(family, scale, kind, coefficients, fresh, self.step)
-        self.releases.append(record)
         out = v[0] + nz[0]
         shape = np.shape(value + noise)
         out = np.broadcast_to(out, (self.runs, out.size)).reshape(shape).copy()
-        if kind == "argmax":
+        return self._recorded(Release(family, scale, kind, coefficients, fresh, self.step), out)
+
+    def _recorded(self, record: "Release", out: np.ndarray) -> np.ndarray:
+        """Keep ``record`` and hand the algorithm ``out``: for an argmax release, a view whose
+        argmax is free and any other read charges the values (:class:`ArgmaxOnly`)."""
+        self.releases.append(record)
+        if record.kind == "argmax":
             out = out.view(ArgmaxOnly)
             out._release = record
         return out
