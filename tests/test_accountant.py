@@ -9,6 +9,7 @@ and so is every assertion.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 
@@ -328,23 +329,26 @@ class ExtraReleaseAtFour(AnytimeLazyUCB):
 @pytest.mark.exact
 def test_a_schedule_that_moves_with_a_reward_value_is_not_a_proof():
     """The release at a total of 4 happens on some {0, 1} tables only: the enumeration finds the
-    sequence and the table, and the bound is an estimate. The former check, every action
-    sequence on the two seeded tables (entries in {0, 1/4, 1/2}), saw exactly the honest
-    releases on every sequence, so it would have called the bound a proof."""
+    sequence and the table, and the bound is an estimate. Its trigger compares the raw total
+    with 4, which the information-flow check finds on every table, whatever the comparison's
+    outcome: also on the seeded tables (entries in {0, 1/4, 1/2}), whose totals never reach 4
+    and whose releases are exactly the honest ones."""
     honest = traced_upper("anytime-lazy-ucb", K=2, T=6)
     assert honest.proof and honest.epsilon == pytest.approx(1.0)
     planted = traced_upper("anytime-lazy-ucb", K=2, T=6, policy_class=ExtraReleaseAtFour)
     assert not planted.proof and planted.status.endswith("not a proof")
-    assert planted.findings[0] == (
-        "sequence 0 0 0 0 0 0, seed 0: the releases moved with the table (rewards x1,0=1 x2,0=1 "
-        "x3,0=1 x4,0=1 x5,0=0 x6,0=0; with rewards x1,0=0 x2,0=0 x3,0=0 x4,0=0 x5,0=0 x6,0=0 "
-        "they differ)")
-    for sequence in itertools.product(range(2), repeat=6):
-        for seed in (0, 1):
-            old = trace("anytime-lazy-ucb", K=2, T=6, seed=seed, actions=sequence,
-                        policy_class=ExtraReleaseAtFour)
-            assert old.signature() == trace("anytime-lazy-ucb", K=2, T=6, seed=seed,
-                                            actions=sequence).signature()
+    assert math.isinf(planted.epsilon)
+    moved = [f for f in planted.findings if "the releases moved with the table" in f]
+    assert moved and "x1,0=1 x2,0=1 x3,0=1 x4,0=1" in moved[0]
+    site = inspect.getsourcelines(ExtraReleaseAtFour.observe)[1] + 7   # the comparison's line
+    assert any(f.endswith(f"reads an unreleased reward-derived value (test_accountant.py:{site})")
+               for f in planted.findings), planted.findings
+    for sequence in [(0,) * 6, (0, 1) * 3]:
+        old = trace("anytime-lazy-ucb", K=2, T=6, seed=0, actions=sequence,
+                    policy_class=ExtraReleaseAtFour)
+        plain = trace("anytime-lazy-ucb", K=2, T=6, seed=0, actions=sequence)
+        assert [r.signature() for r in old.releases] == [r.signature() for r in plain.releases]
+        assert old.leaks and not plain.leaks
 
 
 @pytest.mark.exact

@@ -61,6 +61,7 @@ class _TableTracer(Tracer):
         fresh, family, scale, taken = self._match(nz[0, 0])
         fresh = fresh and not noise_moves.any()
         self._used.update(taken)
+        law = self.law_of(taken)
         diff = (v[:, 1:] - v[:, :1]) / self.h_table            # (G, P, m): each probe's change
         moves = np.any(np.abs(diff - diff[0]) > _TOLERANCE, axis=(1, 2))
         if moves.any():
@@ -73,7 +74,16 @@ class _TableTracer(Tracer):
             coefficients[i][self.cells[p]] = float(coefficient[p, i])
         out = np.broadcast_to((v[:, 0] + nz[:, 0])[:, None, :], v.shape)
         out = out.reshape(np.shape(vb)).copy()
-        return self._recorded(Release(family, scale, kind, coefficients, fresh, self.step), out)
+        return self._recorded(Release(family, scale, kind, coefficients, fresh, self.step,
+                                      law=law), out)
+
+    def differs(self, a) -> np.ndarray | None:
+        v = np.asarray(a, dtype=float)
+        if v.size == 0 or v.size % self.runs:
+            return None
+        v = v.reshape(self.groups, self.size, -1)
+        same = (v == v[:, :1]) | (np.isnan(v) & np.isnan(v[:, :1]))
+        return np.concatenate([[False], (~same.all(axis=2))[:, 1:].any(axis=0)])
 
     def published(self, value) -> None:
         v = self._grouped(value)

@@ -119,6 +119,7 @@ class _Run:
         tracer.step = t
         try:
             with noise.tracing(tracer), np.errstate(all="ignore"):
+                noise.watch(self.policy)
                 a = np.asarray(self.policy.act(t))
                 tracer.acted(a)
                 if forced is not None:
@@ -133,7 +134,8 @@ class _Run:
                     feedback = x
                 else:
                     feedback = np.take_along_axis(x, a, axis=1)
-                self.policy.observe(t, a, feedback)
+                noise.watch(self.policy)
+                self.policy.observe(t, a, np.asarray(feedback).view(noise.Watched))
         except DivergedRuns as e:
             tracer.leak_all(f"the lockstep runs diverged ({e})")
             self.stopped = self.diverged = True
@@ -142,7 +144,8 @@ class _Run:
         self.tracer.step = 0
         try:
             with noise.tracing(self.tracer):
-                self.policy.observe(0, None, self.tables[:, 0, :])
+                noise.watch(self.policy)
+                self.policy.observe(0, None, np.asarray(self.tables[:, 0, :]).view(noise.Watched))
         except DivergedRuns as e:
             self.tracer.leak_all(f"the lockstep runs diverged ({e})")
             self.stopped = self.diverged = True

@@ -141,13 +141,14 @@ class PolicyBase:
 
     def check_observation(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> np.ndarray:
         """Check one round's feedback (shape and range) and return it as float."""
-        x = np.asarray(feedback, dtype=float)
+        x = np.asanyarray(feedback, dtype=float)    # a traced run's feedback stays watched
         if not self.validate_feedback:
             return x
         shape = (self.runs,) if self.feedback == "bandit" else (self.runs, self.K)
         if x.shape != shape:
             raise DPBanditsError(f"feedback for {self.name} must have shape {shape}, got {x.shape}")
-        if x.size and not (x.min() >= 0.0 and x.max() <= 1.0):
+        plain = np.asarray(x)       # the domain check is not a read of the rewards' values
+        if plain.size and not (plain.min() >= 0.0 and plain.max() <= 1.0):
             raise DPBanditsError(f"rewards must lie in [0, 1] with no NaN (round t = {t})")
         return x
 

@@ -98,13 +98,14 @@ class MatroidPolicy(PolicyBase):
         return self._checked(feedback, (self.runs, self.rank), t)
 
     def _checked(self, feedback: np.ndarray, shape: tuple[int, int], t: int) -> np.ndarray:
-        x = np.asarray(feedback, dtype=float)
+        x = np.asanyarray(feedback, dtype=float)    # a traced run's feedback stays watched
         if not self.validate_feedback:
             return x
         if x.shape != shape:
             raise DPBanditsError(f"feedback for {self.name} in round t = {t} must have shape {shape}, "
                                  f"got {x.shape}")
-        return check_rewards(x, f"rewards (round t = {t})")
+        check_rewards(np.asarray(x), f"rewards (round t = {t})")    # the domain, not a read
+        return x
 
     def __repr__(self) -> str:
         eps = f", epsilon={self.epsilon:g}" if self.private else ""
