@@ -33,11 +33,14 @@ class Bracket:
 
     @property
     def verdict(self) -> str:
-        """``refuted`` (the audit's lower bound or the exact value exceeds the claim), ``holds``
+        """``defect`` (the lower bound exceeds the upper: one of the two is wrong), ``refuted``
+        (the audit's lower bound or the exact value exceeds the claim), ``holds``
         (upper <= claim, a proof at the bracket's size), ``consistent`` (upper <= claim, an
         estimate: consistent with the accountant) or ``open``."""
         if self.claimed is None:
             return "non-private"
+        if self.inverted:
+            return "defect"
         eps = self.claimed.epsilon
         if (self.lower is not None and self.lower > eps) or (
                 self.exact is not None and self.exact > eps * (1 + _TOLERANCE)):
@@ -45,6 +48,13 @@ class Bracket:
         if self.upper <= eps * (1 + _TOLERANCE) and self.upper_delta <= self.claimed.delta:
             return "holds" if self.status == PROOF else "consistent"
         return "open"
+
+    @property
+    def inverted(self) -> bool:
+        """The audit's lower bound (or the exact value) above the accountant's upper bound: one
+        of the two is wrong, and no verdict is read from the bracket."""
+        low = max([x for x in (self.lower, self.exact) if x is not None], default=None)
+        return low is not None and low > self.upper * (1 + _TOLERANCE) + _TOLERANCE
 
     @property
     def gap(self) -> float:
@@ -62,7 +72,9 @@ class Bracket:
                  "consistent": "claim consistent with the accountant",
                  "refuted": f"claim refuted by {by}",
                  "open": f"open: audit <= claim < accountant, gap {fmt(self.gap)}",
-                 "non-private": "non-private"}
+                 "non-private": "non-private",
+                 "defect": "defect: the lower bound exceeds the accountant's upper bound, so "
+                           "one of the two is wrong (no verdict; please report it)"}
         where = f" ({self.status}: {self.scope})" if self.scope and self.verdict != "non-private" else ""
         return f"[{fmt(self.lower)}, {fmt(self.exact)}, {fmt(self.upper)}] {words[self.verdict]}{where}"
 

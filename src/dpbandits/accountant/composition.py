@@ -19,7 +19,10 @@ PROOF = "proof at this size"
 """The status of a bound computed on every action sequence and {0, 1} table (the docstring of
 :mod:`dpbandits.accountant`)."""
 TABLES = "every table with entries in {0, 1}"
-"""The table class of a proof at its size (its scope adds what was enumerated)."""
+"""The table class an enumeration covers (its scope adds what was enumerated)."""
+UNIT_TABLES = "every table with entries in [0, 1]"
+"""The table class of a proof whose statistics are affine in every reward: the enumerated
+{0, 1} tables' coefficients hold on every table in [0, 1] (docs/accountant.md#what-a-proof-is)."""
 ESTIMATED_TABLES = "tables in [0, 1/2] from the trace seeds"
 """The tables of an estimate."""
 
@@ -73,6 +76,8 @@ def release_loss(release: Release, row: int) -> float:
     if not release.fresh:
         return math.inf
     scale = np.asarray(release.scale, dtype=float)
+    if release.law:
+        return math.inf     # not a declared law as drawn: no bound is known
     if release.kind == "argmax" and not release.values_read:
         spread = 2.0 * float(s.max()) / float(scale.min())
         if release.family == "laplace":

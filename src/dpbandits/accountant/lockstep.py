@@ -18,7 +18,7 @@ _TOLERANCE = 1e-9
 class _TableTracer(Tracer):
     """A :class:`~dpbandits.reference.noise.Tracer` for G reward tables traced at once: the runs
     are G groups of 1 + P (group g: its table, then that table with each probed cell moved by
-    ``h[g, p]``, +1/2 from 0 and -1/2 from 1), every group drawing the same noise values. Within
+    ``h[g, p]``, +1 from 0 and -1 from 1), every group drawing the same noise values. Within
     a group everything is checked as in a one-table trace; across groups, whatever the release
     schedule is made of (which values are released, their scales, each value's coefficients on
     the cells, the noise itself) must be the same, else the schedule moved with the table, which

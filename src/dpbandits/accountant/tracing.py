@@ -15,6 +15,7 @@ from ..reference import noise
 from ..reference.noise import DivergedRuns, LockstepGenerator, Release, Tracer
 from ..reference.declarations import TraceSetting
 from ..reference.registry import Declared, canonical, get, make
+from . import coverage
 from .lockstep import _H, _TableGenerator, _TableTracer
 
 TRACE_K = 3
@@ -60,6 +61,8 @@ class Trace:
     """Where the release schedule moved with the table: the round, what moved, the table."""
     sequence: tuple[int, ...] = ()
     """The forced action sequence (indices of :func:`_choices`), where one was enumerated."""
+    nonlinear: tuple[str, ...] = ()
+    """Nonlinear maps of reward-derived values the trace met, with their lines."""
 
     def schedule(self) -> tuple:
         """Rounds, kinds, families, scales and sizes of the releases (not the cells they cover)."""
@@ -95,14 +98,14 @@ class _Run:
 
     def reveal(self, cells: list[tuple[int, int]]) -> None:
         """The next seen cells of an enumeration's tree: table g's value of the j-th seen cell is
-        bit j of g, its probe moves it by +1/2 from 0 and -1/2 from 1."""
+        bit j of g, its probe moves it to the other end of [0, 1] (+1 from 0, -1 from 1)."""
         tracer = self.tracer
         assert isinstance(tracer, _TableTracer)
         runs = self.tables.reshape((tracer.groups, tracer.size) + self.tables.shape[1:])
         for t, a in cells:
             j, r = self.revealed, t - self.rows[0]
             bit = self.bits[:, j]
-            h = np.where(bit > 0, -_H, _H)
+            h = np.where(bit > 0, -1.0, 1.0)      # the whole range: to the other end
             runs[:, :, r, a] = bit[:, None]
             runs[:, j + 1, r, a] += h
             tracer.cells[j] = (t, a)
@@ -118,7 +121,7 @@ class _Run:
         tracer, R = self.tracer, self.tables.shape[0]
         tracer.step = t
         try:
-            with noise.tracing(tracer), np.errstate(all="ignore"):
+            with noise.tracing(tracer), np.errstate(all="ignore"), coverage.recording():
                 noise.watch(self.policy)
                 a = np.asarray(self.policy.act(t))
                 tracer.acted(a)
@@ -143,7 +146,7 @@ class _Run:
     def round_zero(self) -> None:
         self.tracer.step = 0
         try:
-            with noise.tracing(self.tracer):
+            with noise.tracing(self.tracer), coverage.recording():
                 noise.watch(self.policy)
                 self.policy.observe(0, None, np.asarray(self.tables[:, 0, :]).view(noise.Watched))
         except DivergedRuns as e:
@@ -158,7 +161,8 @@ class _Run:
                                     for g, what in getattr(tr, "moved", ())))
         return Trace(self.name, variant, float(self.epsilon), self.K, self.T, dict(self.params),
                      self.seed, self.rows, list(tr.releases), set(tr.leaks), list(self.actions),
-                     list(tr.findings), self.forced, groups, moved)
+                     list(tr.findings), self.forced, groups, moved,
+                     nonlinear=tuple(tr.nonlinear_maps))
 
 
 def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, seed: int,
@@ -166,8 +170,8 @@ def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, se
            tables: Any, cells: list[tuple[int, int]] | None = None, slots: int = 0) -> _Run:
     """A traced run of ``name`` on ``tables``: None (one table with entries in {0, 1/4, 1/2}
     drawn from ``seed``, probed at +1/2), one table with entries in [0, 1/2] (probed at +1/2),
-    or a stack (G, rows, K) of tables with entries in {0, 1} (each probed at +1/2 from 0 and
-    -1/2 from 1, so that every probe stays in [0, 1]). ``cells`` are the probed cells (default
+    or a stack (G, rows, K) of tables with entries in {0, 1} (each probed across the whole
+    range, +1 from 0 and -1 from 1, so that a probe is the largest change of a cell). ``cells`` are the probed cells (default
     every cell; an enumeration probes only the cells the policy sees). With ``slots`` = V > 0,
     the 2^V tables whose V seen cells take every value in {0, 1}, the cells not yet known: each
     is given by :meth:`_Run.reveal` in the round the policy sees it (an enumeration's tree)."""
@@ -193,7 +197,7 @@ def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, se
         h = np.full((tables.shape[0], len(cells)), _H)
         for p, (t, a) in enumerate(cells):
             if a >= 0:
-                h[:, p] = np.where(tables[:, t - rows[0], a] > 0.5, -_H, _H)
+                h[:, p] = np.where(tables[:, t - rows[0], a] > 0.5, -1.0, 1.0)
     G, S = tables.shape[0], 1 + len(cells)
     runs = np.broadcast_to(tables[:, None], (G, S) + tables.shape[1:]).copy()
     for p, (t, a) in enumerate(cells, start=1):

@@ -4,6 +4,7 @@ traces (:func:`traced_upper`; the statuses are defined in :mod:`dpbandits.accoun
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable
 
 import numpy as np
@@ -11,7 +12,8 @@ import numpy as np
 from ..errors import DPBanditsError
 from ..reference.privacy import PrivacyClaim
 from ..reference.registry import canonical, get, make
-from .composition import ESTIMATED_TABLES, PROOF, TABLES, Accounting, account
+from . import coverage
+from .composition import ESTIMATED_TABLES, PROOF, TABLES, UNIT_TABLES, Accounting, account
 from .enumeration import PROOF_SEEDS, enumerate_traces, enumeration_size
 from .tracing import (HELD_T, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, TRACE_T, Trace,
                       _held_sequences, trace)
@@ -88,20 +90,47 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
         claim = _claim(name, epsilon, variant, K, T, params)
         delta = claim.claimed.delta if claim.claimed is not None else 0.0
     common = dict(epsilon=epsilon, variant=variant, K=K, T=T, policy_class=policy_class)
-    enumerated = (_enumerated(name, params=params, **common) if enumerate else None)
-    if enumerated is not None and not enumerated[1]:
-        return account(enumerated[0], delta, status=PROOF, tables=enumerated[2])
-    traces = [trace(name, seed=s, **common, **params) for s in seeds]
-    if (get(name) if policy_class is None else policy_class).feedback != "semi" and T <= HELD_T:
-        for held in _held_sequences(K, T):
-            try:
-                traces.append(trace(name, seed=0, actions=held, **common, **params))
-            except (DPBanditsError, IndexError, ValueError):
-                pass            # a sequence the policy cannot follow
+    cls = get(name) if policy_class is None else policy_class
+    covered = coverage.Coverage(coverage.files_of(cls))
+    with coverage.collecting(covered):
+        enumerated = (_enumerated(name, params=params, **common) if enumerate else None)
+        if enumerated is not None and not enumerated[1]:
+            return _checked(account(enumerated[0], delta, status=PROOF, tables=enumerated[2]),
+                            enumerated[0], covered)
+        traces = [trace(name, seed=s, **common, **params) for s in seeds]
+        if cls.feedback != "semi" and T <= HELD_T:
+            for held in _held_sequences(K, T):
+                try:
+                    traces.append(trace(name, seed=0, actions=held, **common, **params))
+                except (DPBanditsError, IndexError, ValueError):
+                    pass            # a sequence the policy cannot follow
     if enumerated is None:
         return account(traces, delta)
     tables = f"{ESTIMATED_TABLES} and {enumerated[2]}"
     return account(traces + enumerated[0], delta, tables=tables, findings=enumerated[1])
+
+
+def _checked(accounting: Accounting, traces: list[Trace], covered: coverage.Coverage) -> Accounting:
+    """The enumeration's bound as a proof only when the code was checked where it ran: every
+    release's noise a declared law as drawn, every branch of the algorithm's code run under
+    tracing; the table class is [0, 1] when no nonlinear map of a reward-derived value was met,
+    else the enumerated {0, 1} tables (docs/accountant.md#what-a-proof-is)."""
+    gaps = covered.gaps()
+    laws = [f for tr in traces for f in tr.findings if "not a declared law as drawn" in f]
+    nonlinear = list(dict.fromkeys(m for tr in traces for m in tr.nonlinear))
+    findings = ([f"branch never ran under tracing: {g}" for g in gaps] + laws
+                + [f"nonlinear: {m}: proven for the enumerated {{0, 1}} tables only"
+                   for m in nonlinear])
+    tables = accounting.tables
+    if not nonlinear:
+        tables = tables.replace(TABLES, UNIT_TABLES, 1)
+    status = accounting.status
+    if gaps or laws:
+        why = (f"{len(gaps)} branch{'es' if len(gaps) != 1 else ''} of the algorithm's code never "
+               f"ran under tracing" if gaps else "a release's noise is not a declared law as drawn")
+        status = f"estimate from {sum(tr.tables for tr in traces)} traces, not a proof ({why})"
+    return replace(accounting, status=status, tables=tables,
+                   findings=tuple(dict.fromkeys(findings + list(accounting.findings)))[:8])
 
 
 def _claim(name: str, epsilon: float, variant: str | None, K: int, T: int,
