@@ -105,9 +105,11 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
                 except (DPBanditsError, IndexError, ValueError):
                     pass            # a sequence the policy cannot follow
     if enumerated is None:
-        return account(traces, delta)
+        return _checked(account(traces, delta), traces, covered)
     tables = f"{ESTIMATED_TABLES} and {enumerated[2]}"
-    return account(traces + enumerated[0], delta, tables=tables, findings=enumerated[1])
+    traces += enumerated[0]
+    return _checked(account(traces, delta, tables=tables, findings=enumerated[1]), traces,
+                    covered)
 
 
 def _checked(accounting: Accounting, traces: list[Trace], covered: coverage.Coverage) -> Accounting:
@@ -119,13 +121,13 @@ def _checked(accounting: Accounting, traces: list[Trace], covered: coverage.Cove
     laws = [f for tr in traces for f in tr.findings if "not a declared law as drawn" in f]
     nonlinear = list(dict.fromkeys(m for tr in traces for m in tr.nonlinear))
     findings = ([f"branch never ran under tracing: {g}" for g in gaps] + laws
-                + [f"nonlinear: {m}: proven for the enumerated {{0, 1}} tables only"
-                   for m in nonlinear])
+                + [f"nonlinear: {m}: the statistic is not affine in the rewards; a proof "
+                   f"covers the enumerated {{0, 1}} tables only" for m in nonlinear])
     tables = accounting.tables
-    if not nonlinear:
+    if accounting.proof and not nonlinear:
         tables = tables.replace(TABLES, UNIT_TABLES, 1)
     status = accounting.status
-    if gaps or laws:
+    if accounting.proof and (gaps or laws):
         why = (f"{len(gaps)} branch{'es' if len(gaps) != 1 else ''} of the algorithm's code never "
                f"ran under tracing" if gaps else "a release's noise is not a declared law as drawn")
         status = f"estimate from {sum(tr.tables for tr in traces)} traces, not a proof ({why})"

@@ -1,0 +1,363 @@
+"""The accountant's proof against breaks that a value-by-value check cannot see, and against
+rewrites that must not move it (docs/accountant.md#what-a-proof-is).
+
+Three classes of planted break, at least three of each, each found at the size of the proof
+(K = 2, T = 6, every action sequence on every {0, 1} table):
+
+* **noise laws**: the released noise is a draw that was compared, selected, redrawn, clipped or
+  combined before its release; the finding names the operation's line, and the bound is not a
+  proof (the release's loss is unbounded);
+* **information flow**: a branch, predicate or index reads an unreleased reward, whatever the
+  value (a test that fires only for rewards strictly inside (0, 1), or in (0.6, 0.7), never
+  fires on a {0, 1} table and is still found);
+* **size**: a change that acts only from a round beyond the proof's T (a noise scale halved
+  from round 7 or 9): the branch never ran under tracing, so the bound at T = 6 is an estimate
+  naming the line, and at a T where it runs, the proof is the broken algorithm's bound.
+
+Ten harmless rewrites leave the bound and its status alone, among them the four an earlier
+check got wrong: Laplace noise written as a difference of two exponentials, the floor of a sum,
+a squared reward, and a scale computed from earlier released values.
+
+Kinds: exact (deterministic traces: fixed seeds, enumerated tables).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+from dpbandits.accountant import traced_upper
+from dpbandits.reference import noise
+from dpbandits.reference.bandit import anytime_lazy_ucb
+from dpbandits.reference.bandit.anytime_lazy_ucb import AnytimeLazyUCB
+from dpbandits.reference.noise import decision, laplace, release
+
+HERE = "test_accountant_verifier.py"
+
+
+def _line(function, text: str) -> int:
+    """The line of ``function``'s source that contains ``text``."""
+    lines, first = inspect.getsourcelines(function)
+    (i,) = [i for i, line in enumerate(lines) if text in line]
+    return first + i
+
+
+class _Lazy(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB with its two releases routed through ``_draw`` (the noise),
+    ``_statistic`` (the epoch sum), ``_first`` (the first reward) and ``_scale``: the planted
+    classes below change one of them, or add one line to ``observe``."""
+
+    def _draw(self, scale, size, t):
+        return laplace(self.rng, scale, size)
+
+    def _scale(self, t, i, j):
+        return 1.0 / self.epsilon
+
+    def _first(self, x):
+        return x
+
+    def _statistic(self, i, j):
+        return self.Phi[i, j]
+
+    def _extra(self, t, x, rows, actions):
+        """A planted class's one added step of ``observe`` (nothing here)."""
+
+    def observe(self, t, actions, feedback):
+        x = self.check_observation(t, actions, feedback)
+        rows = self._rows
+        self._extra(t, x, rows, actions)
+        if t <= self.K:
+            z = self._draw(1.0 / self.epsilon, self.runs, t)
+            self.mu_tilde[rows, actions] = release(self._first(x), z)
+            return
+        self.N[rows, actions] += 1
+        self.Phi[rows, actions] += x
+        pulls, epoch = decision(self.N[rows, actions], self.r[rows, actions])
+        full = pulls == np.left_shift(1, epoch + 1)
+        if full.any():
+            i, j = rows[full], actions[full]
+            O = np.left_shift(1, self.r[i, j] + 1).astype(float)
+            self.O[i, j] = O
+            self.inv_O[i, j] = 1.0 / O
+            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
+            z = self._draw(self._scale(t, i, j), i.size, t)
+            self.mu_tilde[i, j] = release(self._statistic(i, j), z) / O
+            self.r[i, j] += 1
+            self.N[i, j] = 0
+            self.Phi[i, j] = 0.0
+
+
+# --- noise laws ----------------------------------------------------------------------------------
+
+class SmallerOfTwo(_Lazy):
+    """The draw of smaller magnitude of two Lap(1/eps) draws (its law is not Laplace: the
+    log-ratio of its density reaches 2 eps)."""
+
+    def _draw(self, scale, size, t):
+        a, b = laplace(self.rng, scale, size), laplace(self.rng, scale, size)
+        return np.where(np.abs(a) < np.abs(b), a, b)
+
+
+class Truncated(_Lazy):
+    """Laplace redrawn while its magnitude exceeds 2/eps (a truncated Laplace: a release of an
+    epoch sum has probability 0 on one table for values that its neighbour reaches)."""
+
+    def _draw(self, scale, size, t):
+        z = laplace(self.rng, scale, size)
+        while np.any(np.abs(z) > 2.0 * scale):
+            z = laplace(self.rng, scale, size)
+        return z
+
+
+class RawWhenLarge(_Lazy):
+    """The noise dropped whenever it exceeds 3/eps (the raw sum is released then: 2.5% of the
+    releases)."""
+
+    def _draw(self, scale, size, t):
+        z = laplace(self.rng, scale, size)
+        return np.where(z > 3.0 * scale, 0.0, z)
+
+
+class Clipped(_Lazy):
+    """The noise clipped to [-1/eps, 1/eps]."""
+
+    def _draw(self, scale, size, t):
+        return np.clip(laplace(self.rng, scale, size), -scale, scale)
+
+
+class SumOfTwo(_Lazy):
+    """Two Laplace draws added (not a Laplace law)."""
+
+    def _draw(self, scale, size, t):
+        return laplace(self.rng, scale, size) + laplace(self.rng, scale, size)
+
+
+NOISE_LAWS = [(SmallerOfTwo, "np.absolute", "np.abs(a) < np.abs(b)"),
+              (Truncated, "np.absolute", "while np.any(np.abs(z) > 2.0 * scale)"),
+              (RawWhenLarge, "np.greater", "z > 3.0 * scale"),
+              (Clipped, "np.clip", "np.clip(laplace"),
+              (SumOfTwo, "np.add", "laplace(self.rng, scale, size) + laplace")]
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("cls, operation, text", NOISE_LAWS,
+                         ids=[c.__name__ for c, _, _ in NOISE_LAWS])
+def test_a_draw_operated_on_before_its_release_is_not_its_law(cls, operation, text):
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=cls)
+    assert not bound.proof and math.isinf(bound.epsilon)
+    where = f"{operation} at {HERE}:{_line(cls._draw, text)}"
+    assert any("not a declared law as drawn" in f and where in f for f in bound.findings), \
+        bound.findings
+
+
+# --- information flow ----------------------------------------------------------------------------
+
+class LeakInside(_Lazy):
+    """The raw reward released as arm 0's mean whenever it lies strictly inside (0, 1): never on
+    a {0, 1} table."""
+
+    def _extra(self, t, x, rows, actions):
+        inside = (x > 0.0) & (x < 1.0)
+        if inside.any():
+            self.mu_tilde[rows[inside], 0] = x[inside]
+
+
+class LeakBand(_Lazy):
+    """The raw reward released whenever it lies in (0.6, 0.7)."""
+
+    def _extra(self, t, x, rows, actions):
+        if np.any((x > 0.6) & (x < 0.7)):
+            self.mu_tilde[rows, actions] = x
+
+
+class RawSumTrigger(_Lazy):
+    """An epoch sum compared with a threshold no {0, 1} table reaches at this size."""
+
+    def _extra(self, t, x, rows, actions):
+        if np.any(self.Phi > 100.0):
+            self.mu_tilde[:] = self.Phi
+
+
+class IndexedByReward(_Lazy):
+    """A count indexed by the reward (a table of reward levels)."""
+
+    def _extra(self, t, x, rows, actions):
+        if not hasattr(self, "levels"):
+            self.levels = np.zeros((self.runs, 3), np.int64)
+        self.levels[rows, (2 * x).astype(np.int64)] += 1
+
+
+FLOWS = [(LeakInside, "np.greater", "inside = (x > 0.0)"),
+         (LeakBand, "np.greater", "np.any((x > 0.6)"),
+         (RawSumTrigger, "np.greater", "np.any(self.Phi > 100.0)"),
+         (IndexedByReward, "a conversion to int64", "(2 * x).astype")]
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("cls, read, text", FLOWS, ids=[c.__name__ for c, _, _ in FLOWS])
+def test_a_read_of_an_unreleased_reward_is_found_whatever_its_value(cls, read, text):
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=cls)
+    assert math.isinf(bound.epsilon)
+    where = f"reads an unreleased reward-derived value ({HERE}:{_line(cls._extra, text)})"
+    assert any(read in f and where in f for f in bound.findings), bound.findings
+
+
+# --- size ----------------------------------------------------------------------------------------
+
+class HalvedFrom7(_Lazy):
+    """The noise scale halved from round 7 on."""
+
+    def _scale(self, t, i, j):
+        if t >= 7:
+            return 0.5 / self.epsilon
+        return 1.0 / self.epsilon
+
+
+class HalvedFrom9(_Lazy):
+    """The noise scale halved from round 9 on."""
+
+    def _scale(self, t, i, j):
+        if t >= 9:
+            return 0.5 / self.epsilon
+        return 1.0 / self.epsilon
+
+
+class LeakAfter1000(_Lazy):
+    """The raw sums released from round 1001 on."""
+
+    def _extra(self, t, x, rows, actions):
+        if t > 1000:
+            self.mu_tilde[:] = self.Phi
+
+
+SIZES = [(HalvedFrom7, "if t >= 7", 6, 8, 2.0), (HalvedFrom9, "if t >= 9", 8, None, None),
+         (LeakAfter1000, "if t > 1000", 6, None, None)]
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("cls, text, small, large, broken", SIZES,
+                         ids=[c.__name__ for c, *_ in SIZES])
+def test_a_change_beyond_the_proofs_size_makes_it_an_estimate_naming_the_line(
+        cls, text, small, large, broken):
+    method = cls._scale if "_scale" in vars(cls) else cls._extra
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=small, delta=0.0, policy_class=cls)
+    assert not bound.proof and bound.status.endswith("never ran under tracing)")
+    line = _line(method, text)
+    assert f"branch never ran under tracing: {HERE}:{line} (its true side never ran)" in \
+        bound.findings, bound.findings
+    if large is not None:
+        proof = traced_upper("anytime-lazy-ucb", K=2, T=large, delta=0.0, policy_class=cls)
+        assert proof.proof and proof.epsilon == pytest.approx(broken)
+
+
+# --- harmless rewrites ---------------------------------------------------------------------------
+
+class ExponentialDifference(_Lazy):
+    """Lap(b) drawn as the difference of two Exp(b) draws."""
+
+    def _draw(self, scale, size, t):
+        return noise.exponential(self.rng, scale, size) - noise.exponential(self.rng, scale, size)
+
+
+class FlooredSum(_Lazy):
+    """The floor of the epoch sum released (sensitivity still 1)."""
+
+    def _statistic(self, i, j):
+        return np.floor(self.Phi[i, j])
+
+
+class SquaredFirst(_Lazy):
+    """The first reward squared before its release (sensitivity still 1 on [0, 1])."""
+
+    def _first(self, x):
+        return x ** 2
+
+
+class ScaleFromReleases(_Lazy):
+    """The scale computed from the released means (a public value: it is 1/eps whatever they
+    are)."""
+
+    def _scale(self, t, i, j):
+        return 1.0 / self.epsilon + 0.0 * np.abs(self.mu_tilde[i, j])
+
+
+class NegatedDraw(_Lazy):
+    """The Laplace draw negated (Laplace is symmetric)."""
+
+    def _draw(self, scale, size, t):
+        return -laplace(self.rng, scale, size)
+
+
+class UnitOverEpsilon(_Lazy):
+    """Lap(1) divided by eps."""
+
+    def _draw(self, scale, size, t):
+        return laplace(self.rng, 1.0, size) / self.epsilon
+
+
+class DoubledSumDoubledNoise(_Lazy):
+    """Twice the sum with twice the noise scale (the same loss)."""
+
+    def _draw(self, scale, size, t):
+        return 2.0 * laplace(self.rng, scale, size)
+
+    def _statistic(self, i, j):
+        return 2.0 * self.Phi[i, j]
+
+    def _first(self, x):
+        return 2.0 * x
+
+
+class CopiedNoise(_Lazy):
+    """The draw copied before its release."""
+
+    def _draw(self, scale, size, t):
+        return laplace(self.rng, scale, size).copy()
+
+
+class PublicBranch(_Lazy):
+    """A branch on the round's parity, both sides doing the same."""
+
+    def _scale(self, t, i, j):
+        if t % 2 == 0:
+            return 1.0 / self.epsilon
+        return 1.0 / self.epsilon
+
+
+class SumBySlices(_Lazy):
+    """The epoch sum read through a copy of the state."""
+
+    def _statistic(self, i, j):
+        return self.Phi.copy()[i, j] + 0.0
+
+
+HARMLESS = [ExponentialDifference, FlooredSum, SquaredFirst, ScaleFromReleases, NegatedDraw,
+            UnitOverEpsilon, DoubledSumDoubledNoise, CopiedNoise, PublicBranch, SumBySlices]
+NONLINEAR = {FlooredSum: "np.floor", SquaredFirst: "np.square"}
+"""The rewrites whose statistic is not affine in the rewards: the proof then covers the
+enumerated {0, 1} tables only, and says which map and where."""
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("cls", HARMLESS, ids=[c.__name__ for c in HARMLESS])
+def test_a_harmless_rewrite_leaves_the_proof_alone(cls):
+    honest = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0)
+    rewrite = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=cls)
+    assert honest.proof and "every table with entries in [0, 1]" in honest.scope
+    assert rewrite.proof and rewrite.epsilon == pytest.approx(honest.epsilon, rel=1e-9), \
+        (rewrite.status, rewrite.findings)
+    if cls in NONLINEAR:
+        assert "every table with entries in {0, 1}" in rewrite.scope
+        assert any(NONLINEAR[cls] in f for f in rewrite.findings), rewrite.findings
+    else:
+        assert rewrite.scope == honest.scope and not rewrite.findings
+
+
+@pytest.mark.exact
+def test_the_suite_has_three_breaks_of_each_class_and_ten_harmless_rewrites():
+    assert len(NOISE_LAWS) >= 3 and len(FLOWS) >= 3 and len(SIZES) >= 3
+    assert len(HARMLESS) >= 10
+    assert anytime_lazy_ucb.AnytimeLazyUCB is AnytimeLazyUCB
