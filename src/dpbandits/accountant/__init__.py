@@ -70,7 +70,7 @@ from __future__ import annotations
 from ..reference.privacy import Guarantee
 from .brackets import Bracket, _parse_label, audit_bracket, bracket, claim_bracket
 from .composition import (ESTIMATED_TABLES, PROOF, TABLES, UNIT_TABLES, Accounting, account,
-                          release_loss, row_losses)
+                          alignment, release_loss, row_losses)
 from .enumeration import (ENUMERATION_BUDGET, PROOF_BUDGET, PROOF_K, PROOF_SEEDS, PROOF_T,
                           _binary_tables, _choices, _visible, enumerate_traces, enumeration_size,
                           proof_size)
@@ -80,7 +80,7 @@ from .tracing import (HELD_T, STRUCTURE, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, T
 from .upper import traced_upper
 
 __all__ = ["Trace", "Accounting", "Bracket", "trace", "enumerate_traces", "release_loss",
-           "row_losses", "account", "traced_upper", "bracket", "audit_bracket", "claim_bracket",
+           "row_losses", "account", "alignment", "traced_upper", "bracket", "audit_bracket", "claim_bracket",
            "STRUCTURE", "TRACE_SETTINGS", "TRACE_K", "TRACE_T", "TRACE_SEEDS", "PROOF_K", "PROOF_T",
            "ENUMERATION_BUDGET", "PROOF_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES", "UNIT_TABLES",
            "enumeration_size", "proof_size"]

@@ -154,3 +154,20 @@ def account(traces: Trace | Iterable[Trace], delta: float = 0.0, *,
     return Accounting(epsilon, delta if delta > 0 else 0.0, theorem, worst, per_row,
                       sum(len(t.releases) for t in traces), n, assumption,
                       traces[0].K, traces[0].T, status, schedule, findings[:5], tables)
+
+
+def alignment(tr: Trace, row: int) -> list[tuple[int, str, float, float, float]]:
+    """The randomness alignment of ``row`` on one trace: for every release that contains the
+    row, (round released, kind, scale, |change of the statistic|, cost = change / scale, or the
+    report-noisy-max rule's cost), in release order; their sum is the row's loss under basic
+    composition (docs/accountant.md#what-a-proof-is)."""
+    out = []
+    for release in tr.releases:
+        if row not in release.rows():
+            continue
+        s = release.sensitivity(row)
+        if not np.any(s > 0):
+            continue
+        scale = float(np.asarray(release.scale, dtype=float).min())
+        out.append((release.step, release.kind, scale, float(s.max()), release_loss(release, row)))
+    return out
