@@ -28,32 +28,25 @@ by its statistic's change maps the run on one table to the same actions on its n
 cost above. So the algorithm's epsilon is the maximum of that cost over every output it can
 produce, and the accountant says which of two things it computed:
 
-* **proof at this size**, for every table with entries in {0, 1} at that K and T: where the
-  action sequences times the {0, 1} tables the policy can tell apart along each fit
-  :data:`ENUMERATION_BUDGET` (up to K = 2, T = 8 for a bandit; ``dpbandits list`` proves at
-  K = 2 and the largest T within :data:`PROOF_BUDGET`, :func:`proof_size`: T = 6 for a bandit,
-  4 for full information, 5 for the matroid policies on their rank-1 matroid),
-  :func:`traced_upper` forces every action sequence on the policy round by round and runs it
-  on every such table, on each of the :data:`PROOF_SEEDS` noise seeds. What reaches the
-  policy is what :meth:`_Run.step` and :meth:`_Run.round_zero` feed it: the pulled arm's reward (``feedback == "bandit"``:
-  ``x[t, a_t]`` only), the whole row (full information), the chosen set's cells and, for the
-  matroid policies, round 0's row (semi-bandit). Along a sequence a_1..a_T a bandit therefore
-  sees only x_t = table[t, a_t], and the 2^T reward sequences stand for every {0, 1} table
-  (64 x 64 at K = 2, T = 6); the other kinds enumerate the cells they see. Each seen cell is
-  probed by +1/2 from 0 and -1/2 from 1, so the two ends of a one-cell change probe the same
-  table; when the coefficients are the same at both ends, a statistic computed from the
-  rewards and the actions moves by exactly its coefficient along that change (one that also
-  reads earlier released values is taken to be affine in each cell given them, as in every
-  trace). The status is a proof when, along each sequence, the releases (rounds, kinds,
-  families, scales, the cells each value covers and their coefficients, freshness) are the
-  same on every table and seed (a leak on any table costs infinity, so leaks are pooled); the
-  maximum over every (sequence, table, seed) then bounds epsilon for every pair of neighbouring
-  tables with entries in {0, 1}. The noise values are
-  sampled on the seeds, not enumerated: a schedule that moved with noise values only other
-  seeds draw would be missed, and the proof is stated given that the schedule along each
-  sequence did not move on the seeds. Tables with other entries are not covered. The
-  sequences are traced as a tree (a prefix once, copied where sequences branch) with a
-  sequence's tables in the runs of one policy (:class:`_TableTracer`);
+* **proof at this size**, for every table with entries in [0, 1] at that K and T
+  (docs/accountant.md#what-a-proof-is): where the action sequences times the {0, 1} tables
+  the policy can tell apart along each fit :data:`ENUMERATION_BUDGET` (up to K = 2, T = 8
+  for a bandit; ``dpbandits list`` proves at K = 2 and the largest T within
+  :data:`PROOF_BUDGET`, :func:`proof_size`: T = 6 for a bandit, 4 for full information, 5 for
+  the matroid policies), :func:`traced_upper` forces every action sequence on the policy
+  round by round and runs it on every such table, on each of the :data:`PROOF_SEEDS` noise
+  seeds, each seen cell probed across the whole range (+1 from 0, -1 from 1). The code is
+  checked where it runs (:mod:`dpbandits.reference.noise`): every release's noise a declared
+  law as drawn (a draw compared, selected, clipped or combined before its release is not),
+  no predicate, branch, index or conversion of an unreleased reward-derived value (a leak,
+  whatever its outcome), and every branch of the algorithm's code run under tracing
+  (:mod:`.coverage`). The status is a proof when all of that holds and, along each sequence,
+  the releases are the same on every table and seed; with no nonlinear map of a
+  reward-derived value the statistics are affine in the rewards and the class is every table
+  in [0, 1], else the enumerated {0, 1} tables. The noise values are sampled on the seeds,
+  not enumerated (a schedule that moved only with noise values other seeds draw would be
+  missed). The sequences are traced as a tree (a prefix once, copied where sequences branch)
+  with a sequence's tables in the runs of one policy (:class:`_TableTracer`);
 * **estimate from N traces, not a proof**: otherwise (larger sizes, a refused sequence after
   the policy's start, or a schedule that moved with the table or the noise seed, which the
   findings name: the sequence, the seed and the table), the maximum over the traced
