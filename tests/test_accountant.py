@@ -257,7 +257,7 @@ def test_status_is_a_proof_only_where_every_action_sequence_and_table_was_enumer
     small = traced_upper("dp-ucb", variant="paper", K=2, T=6)
     assert small.status == accountant.PROOF and small.traces == 2 * 2 ** 6 * 2 ** 6
     assert small.scope == ("K = 2, T = 6, every table with entries in [0, 1] (64 action sequences "
-                           "x 64 reward sequences, 2 noise seeds)")
+                           "x 64 reward sequences, every noise draw)")
     large = traced_upper("dp-ucb", variant="paper", K=3, T=32)
     assert not large.proof and large.status.startswith("estimate from")
     assert large.status.endswith("not a proof")

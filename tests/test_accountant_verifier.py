@@ -253,6 +253,36 @@ def test_a_change_beyond_the_proofs_size_makes_it_an_estimate_naming_the_line(
         assert proof.proof and proof.epsilon == pytest.approx(broken)
 
 
+# --- the noise: a schedule that reads released values --------------------------------------------
+
+class ExtraReleaseWhenHigh(_Lazy):
+    """One more release of arm 0's epoch sum whenever arm 0's released mean exceeds 5 (about
+    e^-5 / 2 of the time at the start): the schedule follows the noise."""
+
+    def _extra(self, t, x, rows, actions):
+        high = self.mu_tilde[:, 0] > 5.0
+        if high.any():
+            release(self.Phi[rows[high], 0], laplace(self.rng, 1.0 / self.epsilon, int(high.sum())))
+
+
+@pytest.mark.exact
+def test_a_schedule_that_reads_a_released_value_is_not_a_proof_for_every_noise_draw():
+    """The threshold is crossed on neither noise seed of the enumeration, so the releases are
+    the honest ones on every sequence and table; the noise probe's run still sees the
+    comparison read a released value, and the bound is an estimate naming the line (the extra
+    release's branch never ran either, which coverage names too). The honest algorithm's proof
+    says every noise draw."""
+    honest = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0)
+    assert honest.proof and honest.scope.endswith("every noise draw)")
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0,
+                         policy_class=ExtraReleaseWhenHigh)
+    assert bound.epsilon == pytest.approx(honest.epsilon)
+    assert not bound.proof and "every noise draw" not in bound.scope
+    line = _line(ExtraReleaseWhenHigh._extra, "self.mu_tilde[:, 0] > 5.0")
+    assert any(f.startswith("the release schedule a predicate (np.greater) reads a released value")
+               and f"{HERE}:{line}" in f for f in bound.findings), bound.findings
+
+
 # --- harmless rewrites ---------------------------------------------------------------------------
 
 class ExponentialDifference(_Lazy):

@@ -117,7 +117,7 @@ def enumerate_traces(name: str, *, epsilon: float = 1.0, K: int = PROOF_K, T: in
     def describe(run: _Run) -> Callable[[int], str]:
         cells = list(run.tracer.cells)
         return lambda g: "rewards " + " ".join(
-            f"x{t},{a}={int(run.bits[g, j])}" for j, (t, a) in enumerate(cells))
+            f"x{t},{a}={int(run.bits[g, j])}" for j, (t, a) in enumerate(cells) if a >= 0)
 
     def grow(run: _Run, prefix: tuple[int, ...]) -> None:
         nonlocal refused, searched

@@ -9,10 +9,11 @@ import copy
 
 import numpy as np
 
-from ..reference.noise import LockstepGenerator, Release, Tracer
+from ..reference.noise import NOISE_PROBE, LockstepGenerator, Release, Tracer
 
 _H = 0.5            # the probe: a cell of a table with entries in {0, 1/4, 1/2} is raised by 1/2
 _TOLERANCE = 1e-9
+_NUDGE = 1e-9       # the noise probe's move of a released value, relative to 1 + |value|
 
 
 class _TableTracer(Tracer):
@@ -63,6 +64,9 @@ class _TableTracer(Tracer):
         self._used.update(taken)
         law = self.law_of(taken)
         diff = (v[:, 1:] - v[:, :1]) / self.h_table            # (G, P, m): each probe's change
+        probe = self._noise_probe()
+        if probe is not None:
+            diff[:, probe] = 0.0                                # not a cell of the table
         moves = np.any(np.abs(diff - diff[0]) > _TOLERANCE, axis=(1, 2))
         if moves.any():
             self._move(moves, "the coefficients of a released statistic")
@@ -72,10 +76,16 @@ class _TableTracer(Tracer):
         coefficients: list[dict[tuple[int, int], float]] = [dict() for _ in range(v.shape[2])]
         for p, i in zip(*np.nonzero(coefficient)):
             coefficients[i][self.cells[p]] = float(coefficient[p, i])
-        out = np.broadcast_to((v[:, 0] + nz[:, 0])[:, None, :], v.shape)
-        out = out.reshape(np.shape(vb)).copy()
+        out = np.broadcast_to((v[:, 0] + nz[:, 0])[:, None, :], v.shape).copy()
+        if probe is not None:                                   # the noise probe's tiny move
+            out[:, 1 + probe] += _NUDGE * (1.0 + np.abs(out[:, 1 + probe]))
+        out = out.reshape(np.shape(vb))
         return self._recorded(Release(family, scale, kind, coefficients, fresh, self.step,
                                       law=law), out)
+
+    def _noise_probe(self) -> int | None:
+        """The index among the probes of the noise probe's run, if this trace has one."""
+        return len(self.cells) - 1 if self.cells and self.cells[-1] == NOISE_PROBE else None
 
     def differs(self, a) -> np.ndarray | None:
         v = np.asarray(a, dtype=float)

@@ -63,6 +63,9 @@ class Trace:
     """The forced action sequence (indices of :func:`_choices`), where one was enumerated."""
     nonlinear: tuple[str, ...] = ()
     """Nonlinear maps of reward-derived values the trace met, with their lines."""
+    schedule_reads: tuple[str, ...] = ()
+    """Reads of released values that can steer the release schedule (the noise probe's: in
+    ``observe``, or anywhere when the policy releases while it acts)."""
 
     def schedule(self) -> tuple:
         """Rounds, kinds, families, scales and sizes of the releases (not the cells they cover)."""
@@ -123,7 +126,9 @@ class _Run:
         try:
             with noise.tracing(tracer), np.errstate(all="ignore"), coverage.recording():
                 noise.watch(self.policy)
+                tracer.phase = "act"
                 a = np.asarray(self.policy.act(t))
+                tracer.phase = "observe"
                 tracer.acted(a)
                 if forced is not None:
                     self.forced = True
@@ -162,7 +167,9 @@ class _Run:
         return Trace(self.name, variant, float(self.epsilon), self.K, self.T, dict(self.params),
                      self.seed, self.rows, list(tr.releases), set(tr.leaks), list(self.actions),
                      list(tr.findings), self.forced, groups, moved,
-                     nonlinear=tuple(tr.nonlinear_maps))
+                     nonlinear=tuple(tr.nonlinear_maps),
+                     schedule_reads=tuple(note for phase, note in tr.noise_reads
+                                          if phase == "observe" or tr.released_in_act))
 
 
 def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, seed: int,
@@ -180,7 +187,7 @@ def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, se
     zero = bool(getattr(cls, "observes_round_zero", False))
     rows = list(range(0 if zero else 1, T + 1))
     if slots:
-        cells = [(-1, -1)] * slots
+        cells = [(-1, -1)] * slots + [noise.NOISE_PROBE]
         tables = np.zeros((2 ** slots, len(rows), K))
     if cells is None:
         cells = [(t, a) for t in rows for a in range(K)]
@@ -196,7 +203,9 @@ def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, se
     else:
         h = np.full((tables.shape[0], len(cells)), _H)
         for p, (t, a) in enumerate(cells):
-            if a >= 0:
+            if (t, a) == noise.NOISE_PROBE:
+                h[:, p] = 1.0           # its table is its group's: the value is not used
+            elif a >= 0:
                 h[:, p] = np.where(tables[:, t - rows[0], a] > 0.5, -1.0, 1.0)
     G, S = tables.shape[0], 1 + len(cells)
     runs = np.broadcast_to(tables[:, None], (G, S) + tables.shape[1:]).copy()

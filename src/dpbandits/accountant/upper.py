@@ -120,16 +120,22 @@ def _checked(accounting: Accounting, traces: list[Trace], covered: coverage.Cove
     gaps = covered.gaps()
     laws = [f for tr in traces for f in tr.findings if "not a declared law as drawn" in f]
     nonlinear = list(dict.fromkeys(m for tr in traces for m in tr.nonlinear))
-    findings = ([f"branch never ran under tracing: {g}" for g in gaps] + laws
+    reads = list(dict.fromkeys(f"the release schedule {r.split(': ', 1)[1]}"
+                               for tr in traces for r in tr.schedule_reads))
+    findings = ([f"branch never ran under tracing: {g}" for g in gaps] + laws + reads[:2]
                 + [f"nonlinear: {m}: the statistic is not affine in the rewards; a proof "
                    f"covers the enumerated {{0, 1}} tables only" for m in nonlinear])
     tables = accounting.tables
     if accounting.proof and not nonlinear:
         tables = tables.replace(TABLES, UNIT_TABLES, 1)
+    if accounting.proof and not reads:
+        tables = tables.replace(f", {len(PROOF_SEEDS)} noise seeds)", ", every noise draw)")
     status = accounting.status
-    if accounting.proof and (gaps or laws):
+    if accounting.proof and (gaps or laws or reads):
         why = (f"{len(gaps)} branch{'es' if len(gaps) != 1 else ''} of the algorithm's code never "
-               f"ran under tracing" if gaps else "a release's noise is not a declared law as drawn")
+               f"ran under tracing" if gaps else "a release's noise is not a declared law as drawn"
+               if laws else "its release schedule reads released values: the noise is sampled "
+               f"on {len(PROOF_SEEDS)} seeds, not every draw")
         status = f"estimate from {sum(tr.tables for tr in traces)} traces, not a proof ({why})"
     return replace(accounting, status=status, tables=tables,
                    findings=tuple(dict.fromkeys(findings + list(accounting.findings)))[:8])

@@ -153,6 +153,12 @@ def tracing(tracer: "Tracer") -> Iterator["Tracer"]:
         _TRACER = None
 
 
+NOISE_PROBE = (-2, -2)
+"""The pseudo-cell of the noise probe's run (an enumeration's last run of each table): its
+table is its group's, and every value released to it is its group's moved by a tiny amount,
+so that a read of a released value differs across the runs whatever its outcome."""
+
+
 class DivergedRuns(RuntimeError):
     """The lockstep runs of a trace asked for draws of different sizes: their control flow
     diverged on data that no release covers."""
@@ -338,8 +344,7 @@ class Watched(np.ndarray):
                 for x in watched:
                     tracer.read(x, what)
             elif ufunc in _SCALINGS and method == "__call__" and len(inputs) == 2:
-                moving = [x for x in inputs if isinstance(x, Watched)
-                          and tracer.differs(x) is not False]
+                moving = [x for x in inputs if isinstance(x, Watched) and tracer.moves(x)]
                 if len(moving) == 2 or (ufunc is np.true_divide and moving
                                         and moving[-1] is inputs[1]):
                     tracer.nonlinear(name, *moving)
@@ -505,19 +510,40 @@ class Tracer:
     _read_at: dict[tuple[int, int], str] = field(default_factory=dict)
     nonlinear_maps: list[str] = field(default_factory=list)
     """Nonlinear maps of reward-derived values that reached the trace (with their lines)."""
+    phase: str = "observe"
+    """``act`` or ``observe``: what the policy is doing (set by the accountant)."""
+    noise_reads: list[tuple[str, str]] = field(default_factory=list)
+    """(phase, finding) of every read of a released value the noise probe saw."""
+    released_in_act: bool = False
+    """Whether a release happened while the policy acted."""
 
     def _per_run(self, a) -> np.ndarray:
         a = np.asarray(a, dtype=float)
         return a.reshape(self.runs, -1)
 
     def _leak_where(self, differs: np.ndarray, what: str = "a value that differs across runs") -> None:
-        probes = np.flatnonzero(differs[1:])
-        for p in probes:
-            self.leaks.add(self.cells[p])
-        if probes.size:
+        cells = [self.cells[p] for p in np.flatnonzero(differs[1:])]
+        if NOISE_PROBE in cells:
+            cells = [c for c in cells if c != NOISE_PROBE]
+            self._noise_read(what)
+        for cell in cells:
+            self.leaks.add(cell)
+        if cells:
             note = f"round {self.step}: {what}"
             if note not in self.findings:
                 self.findings.append(note)
+
+    def _noise_read(self, what: str) -> None:
+        """The noise probe's run differs at a read: the code read a released value there. A
+        published value (post-processing) or an action (forced in an enumeration) is not a
+        read of the schedule; anything else is recorded with the phase it happened in."""
+        if what.startswith(("a published value", "an action")):
+            return
+        what = what.replace("reads an unreleased reward-derived value", "reads a released value")
+        what = what.replace("that differs across runs", "that follows a released value")
+        note = (self.phase, f"round {self.step}: {what}")
+        if note not in self.noise_reads:
+            self.noise_reads.append(note)
 
     def leak_all(self, what: str) -> None:
         """Every probed cell leaks (the runs can no longer be compared)."""
@@ -574,7 +600,9 @@ class Tracer:
     def moves(self, a) -> bool:
         """True when ``a`` is reward-derived on this trace (differs in some probe run)."""
         mask = self.differs(a)
-        return mask is not None and bool(mask.any())
+        if mask is None:
+            return False
+        return any(self.cells[p] != NOISE_PROBE for p in np.flatnonzero(mask[1:]))
 
     def read(self, a, what: str) -> None:
         """``a`` was read by ``what``: where it differs across the runs, the read is a leak."""
@@ -689,6 +717,8 @@ class Tracer:
         """Keep ``record`` and hand the algorithm ``out``: for an argmax release, a view whose
         argmax is free and any other read charges the values (:class:`ArgmaxOnly`)."""
         self.releases.append(record)
+        if self.phase == "act":
+            self.released_in_act = True
         if record.kind == "argmax":
             out = out.view(ArgmaxOnly)
             out._release = record
