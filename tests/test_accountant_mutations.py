@@ -12,6 +12,7 @@ fixed tables).
 from __future__ import annotations
 
 import inspect
+import linecache
 import math
 import textwrap
 import types
@@ -138,7 +139,11 @@ def rewritten(name: str, method: str, old: str, new: str, **names) -> type:
     source = textwrap.dedent(inspect.getsource(function))
     assert source.count(old) == 1, (name, method, old)
     namespace: dict = {}
-    code = compile(source.replace(old, new), f"<{name}.{method}, planted>", "exec")
+    filename = f"<{name}.{method}, planted>"
+    planted_source = source.replace(old, new)
+    linecache.cache[filename] = (len(planted_source), None, planted_source.splitlines(True),
+                                 filename)          # so that coverage can read its branches
+    code = compile(planted_source, filename, "exec")
     exec(code, {**function.__globals__, **names}, namespace)
     return type(cls.__name__ + "Planted", (cls,), {method: namespace[method]})
 
@@ -254,7 +259,13 @@ def test_decisions_rewritten_harmlessly_leave_the_bound_alone(name, params, meth
     honest = _bound(name, params)
     rewrite = _bound(name, params, rewritten(name, method, old, new))
     assert rewrite.epsilon == pytest.approx(honest.epsilon, rel=1e-9)
-    assert rewrite.findings == honest.findings
+    assert _unplaced(rewrite.findings) == _unplaced(honest.findings)
+
+
+def _unplaced(findings) -> list[str]:
+    """Findings with the place of a branch left out (a rewritten method has its own file)."""
+    return [f.split(": ", 1)[0] + ": " + f.rsplit("(", 1)[-1] if f.startswith("branch never ran")
+            else f for f in findings]
 
 
 UNSEEN_BY_ACTIONS = [DECISION_BREAKS[i] for i in (0, 1, 5)]
@@ -284,7 +295,7 @@ def test_these_breaks_are_found_by_value_not_by_an_action(index):
                    for f in bound.findings), bound.findings
     else:
         assert bound.epsilon <= _bound(name, params).epsilon * (1 + TOLERANCE)
-        assert not bound.findings
+        assert not [f for f in bound.findings if not f.startswith("branch never ran")]
 
 
 @pytest.mark.exact

@@ -128,6 +128,11 @@ def files_of(cls: type) -> frozenset[str]:
             out.add(os.path.abspath(inspect.getsourcefile(klass) or ""))
         except TypeError:
             continue
+        for value in vars(klass).values():      # methods compiled elsewhere (a planted rewrite)
+            code = getattr(value, "__code__", None)
+            if code is not None:
+                name = code.co_filename
+                out.add(name if name.startswith("<") else os.path.abspath(name))
     return frozenset(f for f in out if f)
 
 
@@ -221,6 +226,8 @@ def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
 @functools.lru_cache(maxsize=None)
 def _branches(key: Key, arcs: frozenset[tuple[int, int]]) -> list[tuple[int, str]]:
     filename, first, name = key
+    if name.startswith("<"):
+        return []           # a lambda or a comprehension: no statements, no branches here
     tree = _tree(filename)
     fn = None if tree is None else _function(tree, first, name)
     if fn is None:
