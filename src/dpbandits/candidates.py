@@ -70,6 +70,7 @@ import numpy as np
 from .audit.adapters import (LOADING, CallableMechanism, PolicyMechanism, SemiPolicyMechanism,
                              _name_of, protocol_methods)
 from .audit.external import DEFAULT_TIMEOUT, CommandMechanism
+from .audit.isolation import quoted
 from .audit.protocols import adapt, derived_seed, is_learning_policy
 from .errors import DPBanditsError, check_positive_int
 
@@ -591,7 +592,7 @@ def _check_policy(mechanism: Any) -> None:
         raise
     except Exception as error:
         raise DPBanditsError(f"{mechanism.label}: building the candidate raised "
-                             f"{type(error).__name__}: {error}") from error
+                             f"{type(error).__name__}: {quoted(error)}") from error
     mechanism._progress[0], mechanism._progress[1] = LOADING, 2
     needs = ("act(t) -> basis and observe(t, arms, rewards)" if mechanism.feedback == "semi"
              else "act(t) -> arm and observe(t, arm, feedback)")
@@ -604,5 +605,5 @@ def _check_policy(mechanism: Any) -> None:
         except Exception as error:
             raise DPBanditsError(f"{mechanism.label}: starting a run of the object it builds "
                                  f"({type(policy).__name__}) raised {type(error).__name__}: "
-                                 f"{error}") from error
+                                 f"{quoted(error)}") from error
     protocol_methods(policy, mechanism.label, needs)

@@ -212,16 +212,16 @@ def test_length_one_arrays_and_numpy_integers_are_accepted():
 @pytest.mark.exact
 def test_exceptions_in_user_code_name_the_run_and_are_chained():
     with pytest.raises(DPBanditsError, match=r"run 0: policy\.act\(2\) raised ZeroDivisionError: "
-                                             r"boom in act"):
+                                             r"'boom in act'"):
         PolicyMechanism(fails_in_act, K, 1.0).sample(TABLE, 2, 0)
     with pytest.raises(DPBanditsError, match=r"run 0: policy\.act\(2\) raised ZeroDivisionError: "
-                                             r"boom in act") as caught:
+                                             r"'boom in act'") as caught:
         PolicyMechanism(fails_in_act, K, 1.0, isolated=False).sample(TABLE, 2, 0)
     assert isinstance(caught.value.__cause__, ZeroDivisionError)   # chained in this process
     with pytest.raises(DPBanditsError, match=r"run 0: policy\.observe\(4, \.\.\.\) raised KeyError"):
         PolicyMechanism(lambda rng: FailsAt("observe", 4), K, 1.0).sample(TABLE, 2, 0)
     with pytest.raises(DPBanditsError, match=r"run 2: factory\(rng\) raised RuntimeError: "
-                                             r"cannot build"):
+                                             r"'cannot build"):
         PolicyMechanism(fails_in_third_run(), K, 1.0).sample(TABLE, 5, 0)
 
 

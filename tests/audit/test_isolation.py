@@ -267,8 +267,8 @@ def test_a_rewritten_row_or_table_is_the_candidates_own_copy():
 # ---- a candidate that exits, crashes or interrupts --------------------------------------------
 
 MISBEHAVING = [
-    ("Exits", r"run 0: policy\.act\(2\) raised SystemExit: 0"),
-    ("ExitsOne", r"run 0: policy\.act\(2\) raised SystemExit: 1"),
+    ("Exits", r"run 0: policy\.act\(2\) raised SystemExit: '0'"),
+    ("ExitsOne", r"run 0: policy\.act\(2\) raised SystemExit: '1'"),
     ("HardExit", r"run 0: policy\.act\(2\) ended the candidate's process \(the exit status was 0\)"),
     ("RaisesGeneratorExit", r"run 0: policy\.act\(2\) raised GeneratorExit"),
     ("RaisesKeyboardInterrupt", r"run 0: policy\.act\(2\) raised KeyboardInterrupt"),
@@ -278,7 +278,7 @@ MISBEHAVING = [
     ("WritesEverywhere", r"the candidate's process sent the auditor a message (longer than the "
                          r"\d+ bytes a reply may take|that is not a reply) \(it wrote to the "
                          r"connection itself\); it was stopped"),
-    ("ExitsInInit", r"building the candidate .*raised SystemExit: 0"),
+    ("ExitsInInit", r"building the candidate .*raised SystemExit: '0'"),
     ("RaisingGetattr", r"looking up act\(\) of the object it builds raised RuntimeError"),
 ]
 
@@ -310,7 +310,7 @@ def test_a_misbehaving_candidate_is_one_line_and_status_2_on_validate(capsys, ho
 
 @pytest.mark.exact
 @pytest.mark.parametrize("file, message", [
-    ("exits.py", r"loading the candidate raised SystemExit: 0"),
+    ("exits.py", r"loading the candidate raised SystemExit: '0'"),
     ("hard_exit.py", r"loading the candidate ended the candidate's process \(the exit status was 0\)"),
 ])
 def test_a_candidate_that_exits_at_import_is_one_line_and_status_2(capsys, hostile, file, message):

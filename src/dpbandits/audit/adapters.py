@@ -61,7 +61,7 @@ import numpy as np
 from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_seed
 from ..reference.environments import Table
 from ..reference.privacy import Guarantee
-from .isolation import AVAILABLE, DEFAULT_TIMEOUT, Hosts, check_timeout
+from .isolation import AVAILABLE, DEFAULT_TIMEOUT, Hosts, check_timeout, quoted
 from .mechanism import Mechanism, as_table
 from .protocols import adapt, seed_globals
 
@@ -265,6 +265,14 @@ class _PythonMechanism(Mechanism):
             raise DPBanditsError(f"{self.label}: the host process sent arms outside "
                                  f"0..{self.K - 1}")
 
+    def _progress_range(self, request: tuple) -> tuple[int, int, int] | None:
+        """The calls a request makes, as progress words: runs [first, end), steps [0, end)
+        (None: a request that only loads and checks the user code)."""
+        if request[0] != "runs":
+            return None
+        _, _, shape, start, seeds = request
+        return start, start + len(seeds), 2 * shape[0] + 2
+
     def _call_name(self, run: int, step: int) -> str:
         """The call into the user code that the progress word [run, step] names."""
         if run == LOADING:
@@ -328,7 +336,7 @@ class PolicyMechanism(_PythonMechanism):
             raise
         except Exception as error:     # the candidate's startGame(), a MAB's constructor
             raise DPBanditsError(f"{where}: starting the run ({type(policy).__name__}) raised "
-                                 f"{type(error).__name__}: {error}") from error
+                                 f"{type(error).__name__}: {quoted(error)}") from error
         act, observe = protocol_methods(policy, where)
         act_call = getattr(policy, "act_call", "policy.act")
         observe_call = getattr(policy, "observe_call", "policy.observe")
@@ -361,7 +369,7 @@ class PolicyMechanism(_PythonMechanism):
                 call = f"policy.act({t})" if what == "act" else f"policy.observe({t}, ...)"
             else:
                 call = f"{act_call if what == 'act' else observe_call} in round {t}"
-            raise DPBanditsError(f"{where}: {call} raised {type(error).__name__}: {error}") from error
+            raise DPBanditsError(f"{where}: {call} raised {type(error).__name__}: {quoted(error)}") from error
         return np.asarray(actions, dtype=np.int32)
 
 
@@ -433,7 +441,7 @@ class SemiPolicyMechanism(PolicyMechanism):
             hint = (" (a matroid semi-bandit candidate observes the whole round-0 row first)"
                     if t == 0 else "")
             raise DPBanditsError(f"{where}: {call} raised {type(error).__name__}: "
-                                 f"{error}{hint}") from error
+                                 f"{quoted(error)}{hint}") from error
         return bases
 
     def _checked_basis(self, value: Any, where: str) -> np.ndarray:
@@ -442,7 +450,7 @@ class SemiPolicyMechanism(PolicyMechanism):
             arms = np.asarray(value)
         except Exception as error:
             raise DPBanditsError(f"{where} returned {value!r}, not a sequence of base arms: "
-                                 f"{error}") from error
+                                 f"{quoted(error)}") from error
         L, k = self.K, self.k
         if arms.shape != (k,):
             got = f"{value!r}" if arms.ndim == 0 else f"shape {arms.shape}"
@@ -529,7 +537,7 @@ def protocol_methods(policy: Any, where: str,
             method = getattr(policy, name, None)
         except Exception as error:
             raise DPBanditsError(f"{where}: looking up {name}() of the object it builds raised "
-                                 f"{type(error).__name__}: {error}") from error
+                                 f"{type(error).__name__}: {quoted(error)}") from error
         if not callable(method):
             raise DPBanditsError(f"{where}: the object it builds ({type(policy).__name__}) has no "
                                  f"{name}() method; a candidate needs {needs}")
@@ -542,7 +550,7 @@ def _call(where: str, what: str, function: Callable[..., Any], *args: Any) -> An
     try:
         return function(*args)
     except Exception as error:
-        raise DPBanditsError(f"{where}: {what} raised {type(error).__name__}: {error}") from error
+        raise DPBanditsError(f"{where}: {what} raised {type(error).__name__}: {quoted(error)}") from error
 
 
 def _checked_action(value: Any, K: int, where: str) -> int:

@@ -16,36 +16,51 @@ as bytes and the runs' seeds) and receives the block's actions; nothing else cro
 * its standard output and error go to a pipe whose last lines are quoted in those errors; they
   never mix with the auditor's output (``--json`` stays JSON);
 * every call into it has a time limit (``timeout`` seconds: loading it, building a run's policy,
-  each ``act`` and ``observe``, a function's whole run). The host writes which call it is in to a
-  word of shared memory; the auditor, waiting for the reply, kills the host's process group when
-  that word has not changed for ``timeout`` seconds;
-* the reply is read without unpickling (a JSON header and raw int32 actions of the expected shape,
-  at most the expected size), then checked again (arms in range): a host that writes to its end
-  of the connection cannot run code in the auditor or hand it an invalid action.
+  each ``act`` and ``observe``, a function's whole run), kept on the auditor's clock. The host
+  writes which call it is in to a word of shared memory; the clock restarts only when that word
+  moves past every call seen in the request, within the request's calls, so a candidate that
+  writes the word itself gains at most the time an honest candidate gets for the calls it
+  skips. A reply that has begun must end within ``timeout`` seconds;
+* the reply is read without unpickling (a JSON header of bounded size and nesting, then raw int32
+  actions of the expected shape, at most the expected size), then checked again (arms in range):
+  a host that writes to its end of the connection cannot run code in the auditor or hand it an
+  invalid action, and what it says is quoted as data (:func:`quoted`, :func:`neutral`), never as
+  a line of ours;
+* the auditor is not dumpable and the host is confined before it loads the candidate
+  (:mod:`dpbandits.audit.sandbox`): it dies with the auditor, keeps what it starts as its
+  descendants (all ended with it), and, where the kernel has Landlock, writes only its own
+  temporary folder and signals only its own descendants. The modules the auditor needs for its
+  verdicts are imported before the first host starts (:data:`PRELOAD`).
 
 The host keeps running between requests (starting it, and importing a candidate named by text,
 happen once per mechanism and worker), and is killed when the mechanism is closed, garbage
 collected or the auditor exits. ``workers`` hosts serve contiguous blocks of runs; a result
 depends on ``(seed, run)`` only, as in :func:`dpbandits.audit.adapters.run_seeds`.
 
-Limits (docs/audit-protocol.md#isolation): the host is a process of the same user, not a
-sandbox. A hostile candidate can still use the file system and the network, signal other
-processes of the user (the auditor included), use memory and CPU (within the time limit per
-call), keep notes between the runs one host serves (module-level state, as any process can),
-and read its own copy of the table, including rounds it has not reached yet. Isolation needs
-``os.fork`` (POSIX); elsewhere the candidate runs in the auditor's process.
+Limits (docs/audit-protocol.md#isolation): a hostile candidate can still read files, use the
+network, use memory and CPU (within the time limit per call), keep notes between the runs one
+host serves (module-level state, as any process can), and read its own copy of the table,
+including rounds it has not reached yet; without Landlock it can also write the user's files and
+signal the user's processes. Isolation needs ``os.fork`` (POSIX); elsewhere the candidate runs
+in the auditor's process.
 """
 
 from __future__ import annotations
 
 import collections
+import importlib
 import json
 import math
 import mmap
 import os
 import pickle
+import re
+import select
+import shutil
 import signal
+import struct
 import sys
+import tempfile
 import threading
 import time
 from multiprocessing import Pipe
@@ -55,8 +70,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import DPBanditsError
+from . import sandbox
 
-__all__ = ["DEFAULT_TIMEOUT", "AVAILABLE", "Hosts", "check_timeout"]
+__all__ = ["DEFAULT_TIMEOUT", "AVAILABLE", "Hosts", "check_timeout", "quoted", "neutral",
+           "prepare_auditor", "PRELOAD"]
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds allowed for each call into a candidate (each expected line of an external program)."""
@@ -73,11 +90,73 @@ OUTPUT_LINES = 12
 HEADER_BYTES = 65536
 """Longest reply header (JSON) the auditor reads; a message names the failing call."""
 
+HEADER_NESTING = 4
+"""Most brackets a reply header may hold: ours has one list, so nesting stays bounded."""
+
+QUOTED_CHARACTERS = 200
+"""Characters of a candidate's own text (an exception's message) quoted in an error."""
+
+ERROR_CHARACTERS = 2000
+"""Characters of an error a host reports that the auditor repeats."""
+
 BROKEN = 70
 """Exit status of a host whose connection to the auditor the candidate closed or broke."""
 
+UNCONFINED = 71
+"""Exit status of a host that could not confine itself (it never loads the candidate)."""
+
+PRELOAD: list[str] = ["dpbandits.audit.result", "dpbandits.audit.confidence",
+                      "dpbandits.audit.testers", "dpbandits.audit.against",
+                      "dpbandits.audit.pairs", "dpbandits.audit.design",
+                      "dpbandits.audit.mechanism", "dpbandits.audit.whitebox"]
+"""Modules the auditor needs after a candidate has run, imported before the first host starts:
+a module imported later would be read from files the candidate may have changed (packages
+above the audit add theirs)."""
+
 _LOADING = -1
 """Run index written to the progress word while the host loads and checks the candidate."""
+
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+"""A JSON string literal."""
+
+_VERDICT_WORDS = re.compile(r"CONSISTENT|VIOLATION|CONFORMS|DIFFERS|COULD NOT TEST|INCONCLUSIVE|"
+                            r"VACUOUS|HOLDS|SUPPORTED|CONTRADICTED|DEPENDS ON READING",
+                            re.IGNORECASE)
+
+
+def neutral(text: str, limit: int = ERROR_CHARACTERS) -> str:
+    """``text`` from a candidate's process made safe to print inside one of our lines: one
+    line, printable ASCII (anything else escaped), at most ``limit`` characters, with every
+    verdict word in lower case and no arrow, so that no line of it reads as a verdict of ours."""
+    text = str(text)
+    cut = len(text) > limit
+    text = " | ".join(part.strip() for part in text[:limit].splitlines())
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    text = "".join(c if " " <= c <= "~" else f"\\x{ord(c):02x}" for c in text)
+    text = _VERDICT_WORDS.sub(lambda m: m.group(0).lower(), text).replace("->", "- >")
+    return text + (f"... (cut at {limit} characters)" if cut else "")
+
+
+def quoted(text: Any, limit: int = QUOTED_CHARACTERS) -> str:
+    """A candidate's own text as data: made :func:`neutral` and cut at ``limit`` characters,
+    between single quotes (any quote inside escaped)."""
+    try:
+        text = str(text)
+    except BaseException:
+        return "(a message that could not be read)"
+    cut = len(text) > limit
+    body = neutral(text[:limit].replace("\\", "\\\\").replace("'", "\\'"), 2 * limit)
+    return f"'{body}'" + (f" (cut at {limit} of {len(text)} characters)" if cut else "")
+
+
+def prepare_auditor() -> None:
+    """Before a candidate runs: make this process non-dumpable (no process of the user can
+    open its descriptors, memory or environment through /proc) and import every module of
+    :data:`PRELOAD`."""
+    sandbox.protect_auditor()
+    for name in PRELOAD:
+        importlib.import_module(name)
 
 
 def check_timeout(timeout: Any) -> float:
@@ -97,7 +176,9 @@ class Hosts:
     The owner (the mechanism) provides, in the host: ``_serve(request) -> ndarray | None`` and
     ``_progress``, the int64 pair [run, step] (a memoryview) it updates before each call into
     the candidate;
-    in the auditor: ``label``, ``K`` and ``_call_name(run, step)``.
+    in the auditor: ``label``, ``K``, ``_call_name(run, step)`` and
+    ``_progress_range(request) -> (first run, end run, end step) | None`` (None: a request that
+    only loads and checks the candidate).
     """
 
     def __init__(self, size: int, timeout: float) -> None:
@@ -118,7 +199,7 @@ class Hosts:
                 first_failure = min(failures, default=len(requests))
                 while following < first_failure and len(busy) < self.size:
                     host = self._idle_host(owner, busy)
-                    host.submit(requests[following][0])
+                    host.submit(requests[following][0], owner._progress_range(requests[following][0]))
                     busy[host] = following
                     following += 1
                 if not busy:
@@ -147,6 +228,7 @@ class Hosts:
         for host in self._hosts:
             if host not in busy:
                 return host
+        prepare_auditor()
         host = _Host(owner, self.timeout)
         self._hosts.append(host)
         return host
@@ -165,20 +247,31 @@ class Hosts:
         return len(self._hosts)
 
 
+class _Late(Exception):
+    """A reply that began did not end within the time limit."""
+
+
 class _Host:
     """One forked child process serving requests for a copy of ``owner``."""
 
     def __init__(self, owner: Any, timeout: float) -> None:
         self.timeout = timeout
         self.label = owner.label
+        self.sandbox = sandbox.status()
+        self.folder = tempfile.mkdtemp(prefix="dpbandits-candidate-")
         self._memory = mmap.mmap(-1, 16)
         self.progress = memoryview(self._memory).cast("q")
         self.progress[0], self.progress[1] = _LOADING, 0
         self.connection, theirs = Pipe(duplex=True)
         output_read, output_write = os.pipe()
+        parent = os.getpid()
+        # The kernel ties the death signal to the thread that forks: only the main thread lives
+        # as long as the auditor (elsewhere the host watches its parent: _exit_with).
+        tied = threading.current_thread() is threading.main_thread()
         pid = os.fork()
         if pid == 0:        # the host; it never returns from here
-            _host_main(owner, theirs, self.progress, output_write)
+            _host_main(owner, theirs, self.progress, output_write, self.folder, parent,
+                       self.sandbox, tied)
         os.close(output_write)
         theirs.close()
         self.pid = pid
@@ -190,52 +283,89 @@ class _Host:
         self._lock = threading.Lock()
         self._stopped = False
 
-    def submit(self, message: tuple) -> None:
-        self._seen = tuple(self.progress)
+    def submit(self, message: tuple, bounds: tuple[int, int, int] | None) -> None:
+        self._bounds = bounds
+        self._best: tuple[int, int] | None = None       # the furthest call seen in a run
+        self._best_loading = -1                         # the furthest loading step seen
+        self._advance(tuple(int(x) for x in self.progress))
         self._since = time.monotonic()
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         # A thread sends: a host that stops reading cannot block the auditor past its time limit.
         self._sender = threading.Thread(target=_send, args=(self.connection, data), daemon=True)
         self._sender.start()
 
+    def _in_range(self, run: int, step: int) -> bool:
+        if run == _LOADING:
+            return 0 <= step <= 2
+        if self._bounds is None:
+            return False
+        first, end, end_step = self._bounds
+        return first <= run < end and 0 <= step < end_step
+
+    def _advance(self, seen: tuple[int, int]) -> bool:
+        """Whether ``seen`` names a call past every call seen so far in this request."""
+        run, step = seen
+        if not self._in_range(run, step):
+            return False
+        if run == _LOADING:
+            if step > self._best_loading:
+                self._best_loading = step
+                return True
+            return False
+        if self._best is None or seen > self._best:
+            self._best = seen
+            return True
+        return False
+
     def collect(self, owner: Any, shape: tuple[int, ...] | None) -> Any:
-        """The reply to the request in flight (it is ready), checked."""
+        """The reply to the request in flight (it has begun to arrive), checked."""
         limit = HEADER_BYTES + (4 * math.prod(shape) if shape is not None else 0)
         try:
-            data = self.connection.recv_bytes(limit)
+            data = _read_message(self.connection.fileno(), limit,
+                                 time.monotonic() + self.timeout)
+        except _Late:
+            raise self._forged(f"a reply that did not end within the time limit of "
+                               f"{self.timeout:g} s") from None
         except (EOFError, OSError) as error:
             ended = self._ended(wait=1.0)
             if isinstance(error, OSError) and ended is None:
-                self.stop()
                 raise self._forged(f"a message longer than the {limit} bytes a reply may "
                                    f"take") from None
             raise self._failure(owner, (ended or "closed its connection to the auditor")
                                 + self._output_tail()) from None
-        header, _, payload = data.partition(b"\n")
+        header, newline, payload = data.partition(b"\n")
+        bare = _STRINGS.sub(b'""', header)      # brackets outside strings bound the nesting
+        if not newline or len(header) > HEADER_BYTES or \
+                bare.count(b"[") + bare.count(b"{") > HEADER_NESTING:
+            raise self._forged("a message that is not a reply")
         try:
-            reply = json.loads(header.decode("utf-8"))
-            ok = reply["ok"] is True
-            text = "" if ok else str(reply["error"])
-        except (ValueError, KeyError, TypeError):
+            reply = json.loads(header.decode("ascii"))
+            ok = reply["ok"]
+            error, quote = ("", None) if ok is True else (reply["error"], reply.get("quote"))
+            if ok not in (True, False) or not isinstance(error, str) or \
+                    not isinstance(quote, (str, type(None))):
+                raise ValueError
+        except (ValueError, KeyError, TypeError, RecursionError, UnicodeDecodeError):
             raise self._forged("a message that is not a reply") from None
         if not ok:      # one line, whatever the candidate's exception said
-            raise DPBanditsError(" | ".join(part.strip() for part in text[:4000].splitlines()))
+            raise DPBanditsError(neutral(error) + ("" if quote is None else
+                                                   f": {quoted(quote)}"))
         if shape is None:
             return None
         if reply.get("shape") != list(shape) or len(payload) != 4 * math.prod(shape):
-            raise self._forged(f"actions of shape {reply.get('shape')} where {list(shape)} "
-                               f"were expected")
+            raise self._forged(f"actions of shape {neutral(str(reply.get('shape')), 60)} where "
+                               f"{list(shape)} were expected")
         return np.frombuffer(payload, dtype=np.int32).reshape(shape).copy()
 
     def check(self, owner: Any) -> None:
-        """Raise if the host died or has been in the same call for longer than the time limit."""
+        """Raise if the host died or has been in the same call for longer than the time limit
+        (on the auditor's clock: see :meth:`_advance`)."""
         ended = self._ended()
         if ended is not None:
             raise self._failure(owner, ended + self._output_tail())
         now = time.monotonic()
-        seen = tuple(self.progress)
-        if seen != self._seen:
-            self._seen, self._since = seen, now
+        if self._advance(tuple(int(x) for x in self.progress)):
+            self._since = now
         elif now - self._since > self.timeout and not self.connection.poll():
             # (poll: the reply may have come while this process itself was not running)
             self.stop()
@@ -251,6 +381,9 @@ class _Host:
 
     def _failure(self, owner: Any, what: str) -> DPBanditsError:
         run, step = (int(x) for x in self.progress)
+        if not self._in_range(run, step):
+            return DPBanditsError(f"{self.label}: the candidate's process (which wrote over the "
+                                  f"record of the call it was in) {what}")
         return DPBanditsError(f"{self.label}: {owner._call_name(run, step)} {what}")
 
     def _ended(self, wait: float = 0.0) -> str | None:
@@ -278,6 +411,9 @@ class _Host:
         if code == BROKEN:
             return ("closed or broke its process's connection to the auditor (the process then "
                     "ended)")
+        if code == UNCONFINED:
+            return ("could not run: the candidate's process could not confine itself, so the "
+                    "candidate was not loaded")
         return f"ended the candidate's process (the exit status was {code})"
 
     def _output_tail(self) -> str:
@@ -287,24 +423,59 @@ class _Host:
         if not lines:
             return "; it wrote nothing to its output"
         shown = " | ".join(lines)
-        return f"; the end of its output: {shown[-600:]!r}"
+        return f"; the end of its output: {quoted(shown[-600:], 600)}"
 
     def stop(self) -> None:
-        """Kill the host's process group (it may have started processes of its own)."""
+        """End the host and every process it started (detached ones included: the host adopts
+        them), then remove its temporary folder."""
         with self._lock:
             if self._stopped:
                 return
             self._stopped = True
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        if self.status is None:             # not reaped: its pid is still its own
+            sandbox.end_tree(self.pid)
+        else:                               # reaped: only its process group can be named
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         if self.status is None:
             try:
                 self.status = os.waitpid(self.pid, 0)[1]
             except ChildProcessError:
                 pass
         self.connection.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _read_message(fd: int, limit: int, deadline: float) -> bytes:
+    """One message of ``multiprocessing``'s framing (a 4-byte big-endian length, or -1 and an
+    8-byte one, then the bytes) from ``fd``, by ``deadline`` on the auditor's clock. Raises
+    :class:`_Late` past the deadline, EOFError at the end of the stream and OSError for a
+    message longer than ``limit`` bytes (which is not read)."""
+    size, = struct.unpack("!i", _read_exactly(fd, 4, deadline))
+    if size == -1:
+        size, = struct.unpack("!Q", _read_exactly(fd, 8, deadline))
+    if not 0 <= size <= limit:
+        raise OSError("bad message length")
+    return _read_exactly(fd, size, deadline)
+
+
+def _read_exactly(fd: int, size: int, deadline: float) -> bytes:
+    chunks: list[bytes] = []
+    missing = size
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    while missing:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not poller.poll(max(1, int(remaining * 1000))):
+            raise _Late
+        chunk = os.read(fd, min(missing, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        missing -= len(chunk)
+    return b"".join(chunks)
 
 
 def _send(connection: Any, data: bytes) -> None:
@@ -331,14 +502,21 @@ def _keep_tail(fd: int, tail: collections.deque) -> None:
 
 # ---- the host side ------------------------------------------------------------------------------
 
-def _host_main(owner: Any, connection: Any, progress: memoryview, output: int) -> None:
+def _host_main(owner: Any, connection: Any, progress: memoryview, output: int, folder: str,
+               parent: int, box: sandbox.Sandbox, tied: bool) -> None:
     """The host's whole life: confine it, then serve requests until the auditor goes away."""
     status = 0
     try:
         _confine(connection.fileno(), output)
+        _use_folder(folder)
+        try:
+            sandbox.confine_host(folder, parent, box, tied)
+        except BaseException as error:
+            os.write(2, f"the candidate's process could not confine itself: {error}\n".encode())
+            status = UNCONFINED
+            return
         owner._progress = progress
         owner._hosts = None
-        parent = os.getppid()
         threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
         while True:
             try:
@@ -347,7 +525,7 @@ def _host_main(owner: Any, connection: Any, progress: memoryview, output: int) -
                 break
             connection.send_bytes(_reply(owner, request, progress))
     except BaseException:   # the candidate broke the host itself (closed its connection, ...)
-        status = BROKEN
+        status = BROKEN if status == 0 else status
     finally:
         os._exit(status)
 
@@ -376,6 +554,17 @@ def _confine(keep: int, output: int) -> None:
     sys.stderr = open(2, "w", buffering=1, closefd=False)
 
 
+def _use_folder(folder: str) -> None:
+    """Point what writes temporary or cached files at the host's own folder (the only one it
+    may write in a sandbox): TMPDIR, numba's and matplotlib's caches."""
+    for name, below in (("TMPDIR", ""), ("NUMBA_CACHE_DIR", "numba"), ("MPLCONFIGDIR", "mpl")):
+        os.environ[name] = os.path.join(folder, below) if below else folder
+    tempfile.tempdir = folder
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+
+
 def _exit_with(parent: int) -> None:
     """End the host when the auditor has gone (even while the candidate is busy)."""
     while os.getppid() == parent:
@@ -391,8 +580,8 @@ def _reply(owner: Any, request: tuple, progress: memoryview) -> bytes:
         return _error(_text(error))
     except BaseException as error:  # anything the candidate raised, SystemExit included
         run, step = (int(x) for x in progress)
-        return _error(f"{owner.label}: {owner._call_name(run, step)} raised "
-                      f"{_name(error)}: {_text(error)}")
+        return _error(f"{owner.label}: {owner._call_name(run, step)} raised {_name(error)}",
+                      _text(error))
     if actions is None:
         return b'{"ok": true}\n'
     actions = np.ascontiguousarray(actions, dtype=np.int32)
@@ -400,8 +589,11 @@ def _reply(owner: Any, request: tuple, progress: memoryview) -> bytes:
     return header + b"\n" + actions.tobytes()
 
 
-def _error(text: str) -> bytes:
-    return json.dumps({"ok": False, "error": text[:4000]}).encode() + b"\n"
+def _error(text: str, quote: str | None = None) -> bytes:
+    reply = {"ok": False, "error": text[:ERROR_CHARACTERS]}
+    if quote is not None:
+        reply["quote"] = quote[:4 * QUOTED_CHARACTERS]
+    return json.dumps(reply).encode() + b"\n"
 
 
 def _name(error: BaseException) -> str:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DPBanditsError
+from .isolation import quoted
 
 __all__ = ["adapt", "seed_globals", "derived_seed", "is_learning_policy", "PROTOCOLS"]
 
@@ -84,7 +85,7 @@ def _method(obj: Any, name: str, label: str = "the candidate") -> Any:
         found = getattr(obj, name, None)
     except Exception as error:
         raise DPBanditsError(f"{label}: looking up {name}() of the object it builds raised "
-                             f"{type(error).__name__}: {error}") from error
+                             f"{type(error).__name__}: {quoted(error)}") from error
     return found if callable(found) else None
 
 
