@@ -15,6 +15,8 @@ import argparse
 import json
 import sys
 import time
+from contextlib import contextmanager
+from dataclasses import replace
 
 from .. import limits
 from ..audit.against import AGAINST_SAMPLES
@@ -25,7 +27,8 @@ from ..reference import get
 from ..reference.registry import ALGORITHMS
 from .options import (add_backend, add_candidate_options, FOUND, NOT_TESTED, OK, add_json, add_out, add_progress, add_scheduler,
                       add_seed, add_workers, auto_integer, check_out, cluster, epsilon,
-                      parse_params, probability, progress_bar, say_for)
+                      parse_params, probability, progress_bar, refused_without_sandbox,
+                      sandbox_line, say_for, with_status)
 
 HELP = "estimate a lower bound on epsilon and test the claim"
 
@@ -39,13 +42,15 @@ COMMAND_HORIZON = 16
 DEFAULTS = dict(variant=None, epsilon=1.0, claim_epsilon=None, arms=None, horizon=None,
                 samples=None, alpha=0.05, param=[], white_box=False, protocol="table",
                 feedback="bandit", timeout=DEFAULT_TIMEOUT, workers=1, scheduler=None,
-                out="dpbandits-out", against=None, python=None, callable=False)
+                out="dpbandits-out", against=None, python=None, callable=False,
+                require_sandbox=False)
 """Every option's default, to tell which options a user gave."""
 
 NOT_FOR = {
-    "algorithm": ("claim_epsilon", "protocol", "feedback", "timeout", "out", "against", "callable"),
+    "algorithm": ("claim_epsilon", "protocol", "feedback", "timeout", "out", "against", "callable",
+                  "require_sandbox"),
     "all": ("variant", "claim_epsilon", "arms", "horizon", "param", "white_box", "protocol",
-            "feedback", "timeout", "against", "callable"),
+            "feedback", "timeout", "against", "callable", "require_sandbox"),
     "command": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "callable"),
     "python": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "protocol"),
     "against": ("claim_epsilon", "white_box", "scheduler", "out", "feedback"),
@@ -114,10 +119,19 @@ def run(args: argparse.Namespace) -> int:
                              f"apply to an audit of {what}")
     if args.all:
         return _audit_all(args)
-    result = _audit_candidate(args) if mode in ("command", "python") else _audit_one(args)
-    epsilon = None if mode in ("command", "python") else args.epsilon
-    print(result.to_json(indent=1) if args.json else describe(result, epsilon))
+    candidate = mode in ("command", "python")
+    if candidate:
+        refused = refused_without_sandbox(args)
+        if refused is not None:
+            return refused
+    result = _audit_candidate(args) if candidate else _audit_one(args)
+    if candidate:
+        result = replace(result, notes=tuple(result.notes) + (sandbox_line(args),))
+    epsilon = None if candidate else args.epsilon
     status = exit_status(result)
+    # Printed once, whole, by the auditor after every process of the candidate has ended.
+    print(json.dumps(with_status(result.to_dict(), status), indent=1) if args.json
+          else describe(result, epsilon))
     if status == NOT_TESTED:
         from ..audit.against import could_not_test
 
@@ -170,8 +184,6 @@ def _audit_all(args: argparse.Namespace) -> int:
 
 def _audit_candidate(args: argparse.Namespace):
     """An audit of a candidate named by --command or --python, generic or --against ALGO."""
-    from dataclasses import replace
-
     from ..audit.pairs import DEFAULT_ARMS, candidate_pairs
     from ..candidates import Command, load
     from ..reference.registry import canonical
@@ -188,9 +200,10 @@ def _audit_candidate(args: argparse.Namespace):
                          workers=args.workers, table_function=args.callable,
                          timeout=args.timeout)
         pairs = candidate_pairs(mechanism.K, T)
-        result = audit_observed(Claiming(mechanism), pairs, samples=samples,
-                                n_selection=max(2000, samples // 5), alpha=args.alpha,
-                                seed=args.seed, progress=say_for(args))
+        with _closing(mechanism):
+            result = audit_observed(Claiming(mechanism), pairs, samples=samples,
+                                    n_selection=max(2000, samples // 5), alpha=args.alpha,
+                                    seed=args.seed, progress=say_for(args))
         return replace(result, notes=tuple(result.notes) + (blind_spots(T, mechanism.K),))
     against = canonical(args.against)
     cls = get(against)
@@ -218,9 +231,22 @@ def _audit_candidate(args: argparse.Namespace):
     mechanism = load(named, K=K, epsilon=eps, params=params, feedback=cls.feedback,
                      workers=args.workers, table_function=args.callable,
                      timeout=args.timeout)
-    return audit_against(mechanism, against, epsilon=eps, variant=args.variant, params=params,
-                         T=args.horizon, samples=samples, alpha=args.alpha, seed=args.seed,
-                         progress=say_for(args))
+    with _closing(mechanism):
+        return audit_against(mechanism, against, epsilon=eps, variant=args.variant,
+                             params=params, T=args.horizon, samples=samples, alpha=args.alpha,
+                             seed=args.seed, progress=say_for(args))
+
+
+@contextmanager
+def _closing(mechanism):
+    """End every process of the candidate (hosts and what they started) when the block ends,
+    before anything is printed or written."""
+    try:
+        yield mechanism
+    finally:
+        close = getattr(mechanism, "close", None)
+        if close is not None:
+            close()
 
 
 def _check_size(name: str, samples: int, T: int | None, K: int, epsilon: float,

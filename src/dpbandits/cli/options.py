@@ -223,11 +223,36 @@ def _why_not_folder(out: Path, error: OSError) -> str:
     except OSError as resolving:
         if resolving.errno == errno.ELOOP:
             return "it leads through a loop of symbolic links"
-        if out.is_symlink():
-            return f"it is a symbolic link to {os.readlink(out)!r}, which does not exist"
+        try:
+            if out.is_symlink():
+                return f"it is a symbolic link to {os.readlink(out)!r}, which does not exist"
+        except OSError:
+            pass
     if error.errno == errno.ELOOP:
         return "it leads through a loop of symbolic links"
+    if error.errno == errno.ENAMETOOLONG:
+        return (f"a name in it is longer than the file system allows (at most "
+                f"{_name_max(out)} bytes per name, {_path_max()} in all)")
     return error.strerror or str(error)
+
+
+def _name_max(out: Path) -> int:
+    """The longest file name the file system of ``out``'s nearest existing folder takes."""
+    folder = out.absolute()
+    while True:
+        try:
+            return os.pathconf(folder, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            if folder.parent == folder:
+                return 255
+            folder = folder.parent
+
+
+def _path_max() -> int:
+    try:
+        return os.pathconf("/", "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return 4096
 
 
 def say_for(args: argparse.Namespace) -> Callable[[str], None]:
@@ -285,10 +310,44 @@ def add_candidate_options(parser: argparse.ArgumentParser, *, required: bool,
                         help="line protocol of the external program (default table)")
     parser.add_argument("--feedback", choices=("bandit", "full"), default=feedback_default,
                         help=feedback_help)
+    parser.add_argument("--require-sandbox", action="store_true",
+                        help="refuse to run a candidate without a sandbox (exit status 3 where "
+                             "this machine has none; docs/audit-protocol.md#isolation)")
     parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                         help="seconds the candidate may take for each call (a Python "
                              "candidate: loading, building, each act and observe; a program: "
                              "each expected line) (default %(default)s)")
+
+
+def sandbox_line(args: argparse.Namespace) -> str:
+    """The line that states whether the candidate named by ``args`` runs in a sandbox."""
+    from ..audit import isolation, sandbox
+
+    if args.external:
+        return ("candidate not sandboxed: external programs (--command) run as processes of "
+                "the user, unconfined; only Python candidates (--python) are sandboxed")
+    if not isolation.AVAILABLE:
+        return ("candidate not sandboxed: this system has no os.fork, so the candidate runs in "
+                "the auditor's process")
+    return sandbox.status().line()
+
+
+def refused_without_sandbox(args: argparse.Namespace) -> int | None:
+    """With ``--require-sandbox`` where the candidate would run unconfined: say so on one line
+    and give the exit status (3, could not test: the request is valid, this machine cannot meet
+    it); None otherwise."""
+    line = sandbox_line(args)
+    if not getattr(args, "require_sandbox", False) or not line.startswith("candidate not"):
+        return None
+    print(f"dpbandits: could not test: {line}; --require-sandbox asks for one (exit status "
+          f"{NOT_TESTED})", file=sys.stderr)
+    return NOT_TESTED
+
+
+def with_status(document: dict, status: int) -> dict:
+    """``document`` with the exit status it goes with: a consumer acts on the status, and a
+    document without it (or with another) is not this command's finished result."""
+    return {**document, "exit_status": status}
 
 
 def add_seed(parser: argparse.ArgumentParser) -> None:

@@ -14,7 +14,8 @@ from ..errors import DPBanditsError
 from ..validate.defaults import DEFAULT_AUDIT_SAMPLES, DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
 from .options import (add_backend, add_candidate_options, add_json, add_out, add_progress,
                       add_seed, add_workers, auto_integer, check_out, epsilon, integer,
-                      parse_params, probability, samples_or_zero, say_for, unit_number)
+                      parse_params, probability, refused_without_sandbox, samples_or_zero,
+                      sandbox_line, say_for, unit_number, with_status)
 
 HELP = "validate a third-party implementation against a reference algorithm"
 
@@ -88,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
                             audit_samples=args.audit_samples, audit_horizon=args.audit_horizon,
                             backend=args.backend)
     out = check_out(args.out)
+    refused = refused_without_sandbox(args)
+    if refused is not None:
+        return refused
     return _run(args, request, out)
 
 
@@ -104,15 +108,23 @@ def _run(args: argparse.Namespace, request, out) -> int:
     candidate = load(named, K=request.K, epsilon=request.epsilon, params=request.params,
                      feedback=feedback, workers=args.workers, table_function=args.callable,
                      timeout=args.timeout)
-    result = run_checked(candidate, request, say_for(args))
+    try:
+        result = run_checked(candidate, request, say_for(args))
+    finally:            # every process of the candidate ends before anything is written
+        close = getattr(candidate, "close", None)
+        if close is not None:
+            close()
     stem = out / f"validate-{against}-{short_name(args.external or args.python)}"
-    write_json(result, stem.with_suffix(".json"))
+    sandbox = sandbox_line(args)
+    document = with_status({**result.to_dict(), "sandbox": sandbox}, result.exit_status)
+    write_json(document, stem.with_suffix(".json"))
     plot(result, stem.with_suffix(".png"))
     if args.json:
         import json
 
-        print(json.dumps(result.to_dict(), indent=1))
+        print(json.dumps(document, indent=1))
     else:
         print(result.summary())
+        print(sandbox)
     print(f"wrote {stem}.json and {stem}.png", file=sys.stderr)
     return result.exit_status

@@ -30,9 +30,11 @@ __all__ = ["validate", "check_request", "Validation", "Comparison", "holm", "hol
 
 
 def write_json(result, path) -> None:
-    """Write ``result.to_dict()`` as JSON, atomically (temporary file and rename)."""
+    """Write ``result.to_dict()`` (or ``result`` itself, a dict) as JSON, atomically (temporary
+    file and rename)."""
     import json
 
     from ..files import atomic_write
 
-    atomic_write(path, lambda handle: json.dump(result.to_dict(), handle, indent=1))
+    document = result if isinstance(result, dict) else result.to_dict()
+    atomic_write(path, lambda handle: json.dump(document, handle, indent=1))

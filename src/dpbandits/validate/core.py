@@ -71,6 +71,17 @@ from .correction import ACTIONS, Comparison, corrected
 from .defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
 from .loading import Request, check_request, semi_bandit_matroid
 from .summary import PATH_ONLY, Validation
+from ..audit import isolation
+
+isolation.PRELOAD.extend(["dpbandits.validate.power", "dpbandits.validate.regret",
+                          "dpbandits.validate.stats", "dpbandits.validate.bases",
+                          "dpbandits.bounds", "dpbandits.bounds.check", "dpbandits.bounds.core",
+                          "dpbandits.bounds.simulated"]
+                         + [f"dpbandits.bounds.{paper}" for paper in
+                            ("prior", "wu_wang2025", "chandak2023", "hu2021", "hu_journal",
+                             "tossou2016")])
+"""The validation's verdicts read these modules after the candidate has run: they are imported
+before its first process starts (:data:`dpbandits.audit.isolation.PRELOAD`)."""
 
 __all__ = ["validate", "run_checked", "Comparison", "Validation", "ACTIONS", "PATH_ONLY",
            "checkpoints_for", "rounds_for", "semi_bandit_matroid", "DEFAULT_HORIZON",

@@ -112,6 +112,10 @@ def check_request(against: str, *, epsilon: float | None = None, variant: str | 
     params = dict(params or {})
     if means is not None:
         means = check_means(means, "means")
+        if means.min() == means.max():
+            raise DPBanditsError(f"means are all equal ({means[0]:g}): the regret check needs an "
+                                 f"arm worse than the best (a positive gap); give at least two "
+                                 f"different means")
     problem = _problem(cls.feedback == "semi", setting, means, params)
     T = horizon if horizon is not None else default_horizon(against, problem.K, epsilon, variant,
                                                                params)
