@@ -96,6 +96,18 @@ def test_sigint_ends_a_simulating_command(name, tmp_path):
     assert stderr.rstrip().endswith(b"dpbandits: interrupted")
 
 
+@pytest.mark.smoke
+def test_sigint_ends_a_pooled_command_waiting_on_a_half_line(tmp_path):
+    # Three copies of a program that answered half a line: each copy's reader waits for the rest
+    # up to --timeout (ten minutes); the interrupt must stop the copies, not wait for them.
+    program = ROOT / "tests" / "data" / "hostile" / "partial_line.py"
+    args = ["validate", "--command", f"{sys.executable} {program}", "--against", "ucb1",
+            "--workers", "3", "--timeout", "600", "--no-progress"]
+    status, stderr = _interrupted(args, tmp_path, shows_progress=False)
+    assert status == 130, f"status {status} (None: still running {GRACE:g} s after SIGINT)"
+    assert stderr.rstrip().endswith(b"dpbandits: interrupted")
+
+
 def _sleep(seconds: float) -> float:
     time.sleep(seconds)
     return seconds

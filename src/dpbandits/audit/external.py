@@ -49,7 +49,7 @@ from ..errors import DPBanditsError, check_positive_int
 from ..limits import max_line_bytes
 from ..reference.environments import Table
 from .adapters import FEEDBACK_MODELS, checked_sample_arguments, claimed_guarantee, run_seeds
-from .isolation import DEFAULT_TIMEOUT, check_timeout
+from .isolation import DEFAULT_TIMEOUT, check_timeout, prepare_auditor, quoted
 from .mechanism import Mechanism
 
 __all__ = ["CommandMechanism", "PROTOCOL_VERSION", "PROTOCOLS", "DEFAULT_TIMEOUT"]
@@ -108,6 +108,26 @@ class CommandMechanism(Mechanism):
         self.workers = check_positive_int(workers, "workers")
         self.timeout = check_timeout(timeout)
         self.label = label or shlex.join(self.argv)
+        self._live: set[_Session] = set()
+        self._live_lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_live", None)
+        state.pop("_live_lock", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._live, self._live_lock = set(), threading.Lock()
+
+    def stop_all(self) -> None:
+        """Stop every copy of the program that a ``sample`` call (in any thread) is running:
+        an interrupt ends them now, not at their next line's time limit."""
+        with self._live_lock:
+            sessions = list(self._live)
+        for session in sessions:
+            session.cancel()
 
     def sample(self, table: Table | np.ndarray, n: int, seed: int) -> np.ndarray:
         """``n`` independent runs on ``table``: an int32 array of shape (n, T), arms in 0..K-1."""
@@ -118,6 +138,8 @@ class CommandMechanism(Mechanism):
         copies = min(self.workers, n)
         bounds = [n * w // copies for w in range(copies + 1)]
         sessions = [_Session(self, cells) for _ in range(copies)]
+        with self._live_lock:
+            self._live.update(sessions)
         try:
             if copies == 1:
                 sessions[0].serve(range(n), seeds, actions)
@@ -134,9 +156,15 @@ class CommandMechanism(Mechanism):
             if any(f.exception() is not None for f in futures):
                 raise _first_error(futures)
             return actions
+        except BaseException:
+            for session in sessions:
+                session.cancel()
+            raise
         finally:
             for session in sessions:
                 session.stop()
+            with self._live_lock:
+                self._live.difference_update(sessions)
 
     def __repr__(self) -> str:
         return (f"CommandMechanism({self.label!r}, K={self.K}, claimed={self.claimed}, "
@@ -289,6 +317,7 @@ class _Session:
         self._stderr: collections.deque[bytes] = collections.deque(maxlen=STDERR_LINES)
         self._stderr_bytes = [0]
         self.max_line = max_line_bytes(self.m.K, len(self.cells))
+        prepare_auditor()           # no process of the user reaches this one through /proc
         try:
             process = subprocess.Popen(self.m.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=os.name == "posix")
@@ -387,12 +416,14 @@ class _Session:
     def _stderr_tail(self) -> str:
         reader = self._threads[1]
         reader.join(timeout=0.5 if self.process.poll() is not None else 0.05)
-        tail = [line.decode("ascii", "replace").rstrip() for line in list(self._stderr)]
-        if not any(tail):
+        tail = [line.decode("ascii", "backslashreplace").strip() for line in list(self._stderr)]
+        tail = [line for line in tail if line]
+        if not tail:
             return "; it wrote nothing to standard error"
         written = self._stderr_bytes[0]
         size = f" ({written} bytes in all)" if written > STDERR_LINES * STDERR_CHUNK else ""
-        return f"; the end of its standard error{size}:\n    " + "\n    ".join(tail)
+        shown = " | ".join(tail)
+        return f"; the end of its standard error{size}: {quoted(shown[-600:], 600)}"
 
     def cancel(self) -> None:
         """Stop this copy because another failed (called from another thread)."""
@@ -466,8 +497,9 @@ def _feed(stream, outbox: queue.SimpleQueue) -> None:
 
 
 def _shown(text: str | bytes, limit: int = 60) -> str:
+    """The program's text as data: quoted, escaped, cut (:func:`~dpbandits.audit.isolation.quoted`)."""
     text = text if isinstance(text, str) else text.decode("ascii", "backslashreplace")
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+    return quoted(text, limit)
 
 
 def _status_text(status: int) -> str:

@@ -125,16 +125,22 @@ _VERDICT_WORDS = re.compile(r"CONSISTENT|VIOLATION|CONFORMS|DIFFERS|COULD NOT TE
                             re.IGNORECASE)
 
 
+_ARROWED = re.compile(r"->(\s*)(?=" + _VERDICT_WORDS.pattern + ")", re.IGNORECASE)
+"""An arrow before a verdict word, as our verdict lines end."""
+
+
 def neutral(text: str, limit: int = ERROR_CHARACTERS) -> str:
     """``text`` from a candidate's process made safe to print inside one of our lines: one
     line, printable ASCII (anything else escaped), at most ``limit`` characters, with every
-    verdict word in lower case and no arrow, so that no line of it reads as a verdict of ours."""
+    verdict word in lower case and no arrow before one, so that no line of it reads as a
+    verdict of ours."""
     text = str(text)
     cut = len(text) > limit
     text = " | ".join(part.strip() for part in text[:limit].splitlines())
     text = text.encode("ascii", "backslashreplace").decode("ascii")
     text = "".join(c if " " <= c <= "~" else f"\\x{ord(c):02x}" for c in text)
-    text = _VERDICT_WORDS.sub(lambda m: m.group(0).lower(), text).replace("->", "- >")
+    text = _ARROWED.sub(r"- >\1", text)
+    text = _VERDICT_WORDS.sub(lambda m: m.group(0).lower(), text)
     return text + (f"... (cut at {limit} characters)" if cut else "")
 
 
@@ -156,7 +162,10 @@ def prepare_auditor() -> None:
     :data:`PRELOAD`."""
     sandbox.protect_auditor()
     for name in PRELOAD:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ImportError:     # not installed: the code that needs it says so when it does
+            pass
 
 
 def check_timeout(timeout: Any) -> float:

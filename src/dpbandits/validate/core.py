@@ -257,7 +257,11 @@ def _single_runs(candidate: Any, requests: list[tuple[Any, int, int]]) -> list[n
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=copies) as pool:
-            return list(pool.map(lambda request: candidate.sample(*request), requests))
+            try:
+                return list(pool.map(lambda request: candidate.sample(*request), requests))
+            except BaseException:       # an interrupt or a failure: stop every copy now
+                candidate.stop_all()
+                raise
     many = getattr(candidate, "sample_many", None)
     return many(requests) if many else [candidate.sample(*request) for request in requests]
 
