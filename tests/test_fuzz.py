@@ -65,6 +65,8 @@ bad_bound_value = st.one_of(
     garbage)
 """Bad ``bounds --value`` pairs: a symbol the instance sets, a name no bound of ALGO has, a
 value that is not a finite number > 0, or no NAME=X shape."""
+long_name = st.integers(min_value=256, max_value=1000).map(lambda n: "o" * n)
+"""``--out`` names longer than a file system takes (NAME_MAX is 255 bytes almost everywhere)."""
 bad_folder = st.sampled_from(["nothere", "/nonexistent/ml-1m", ""])
 """``--movielens`` folders that hold no MovieLens (missing, or no ratings.dat and movies.dat)."""
 
@@ -75,7 +77,8 @@ COMMANDS = {
     "run": (["run", "dp-ucb", "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2",
              "--epsilon", "1", "--no-progress"],
             COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--epsilon", bad_epsilon),
-                      ("--scheduler", bad_address), ("--means", bad_mean)]),
+                      ("--scheduler", bad_address), ("--means", bad_mean),
+                      ("--out", long_name)]),
     "audit": (["audit", "rnm-ftnl", "--samples", "200", "--horizon", "4", "--no-progress"],
               COMMON + [("--samples", bad_count), ("--samples", few_samples),
                         ("--horizon", bad_count), ("--arms", bad_count),
@@ -91,10 +94,10 @@ COMMANDS = {
                  COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--alpha", bad_level),
                            ("--audit-samples", bad_size), ("--audit-samples", few_samples),
                            ("--audit-horizon", bad_count),
-                           ("--timeout", bad_seconds)]),
+                           ("--timeout", bad_seconds), ("--out", long_name)]),
     "list": (["list"], [("--epsilon", bad_epsilon)]),
     "report": (["report", "--budget", "tiny", "--part", "algorithms", "--no-progress"],
-               COMMON + [("--scheduler", bad_address)]),
+               COMMON + [("--scheduler", bad_address), ("--out", long_name)]),
     "reproduce": (["reproduce", "tossou2016-fig2a", "--size", "tiny", "--no-progress"],
                   COMMON + [("--scheduler", bad_address), ("--movielens", bad_folder)]),
 }
@@ -111,6 +114,8 @@ NOT_APPLICABLE = [
     (["audit", "rnm-ftnl", "--timeout", "5"], "--timeout"),
     (["audit", "rnm-ftnl", "--protocol", "interactive"], "--protocol"),
     (["audit", "rnm-ftnl", "--out", "x"], "--out"),
+    (["audit", "rnm-ftnl", "--require-sandbox"], "--require-sandbox"),
+    (["audit", "--all", "--require-sandbox"], "--require-sandbox"),
     (["audit", "--command", "true", "--arms", "2", "--claim-epsilon", "1", "--param", "B=0"], "--param"),
     (["audit", "--all", "--horizon", "8"], "--horizon"),
     (["audit", "rnm-ftnl", "--samples", "0"], "--samples"),
@@ -397,6 +402,64 @@ def test_epsilon_outside_the_supported_range_is_refused_by_every_entry(epsilon):
     else:
         with pytest.raises(DPBanditsError):
             make("rnm-ftnl", 3, epsilon=epsilon, rng=0)
+
+
+# -- inputs refused before any work -----------------------------------------------------------
+
+def _property_equal_means(mean: float, K: int) -> None:
+    argv = ["validate", "--python", "examples/validate/implementations.py:PlainLazyUCB",
+            "--against", "ucb1", "--means", *[repr(mean)] * K, "--no-progress"]
+    _assert_clean_refusal(argv, "means are all equal")
+
+
+@pytest.mark.property
+@FAST
+@given(st.floats(min_value=0, max_value=1), st.integers(min_value=2, max_value=50))
+def test_validate_with_equal_means_is_refused_before_any_work(mean, K):
+    _property_equal_means(mean, K)
+
+
+@pytest.mark.fuzz
+@pytest.mark.property
+@FULL
+@given(st.floats(min_value=0, max_value=1), st.integers(min_value=2, max_value=10_000))
+def test_validate_with_equal_means_is_refused_before_any_work_full(mean, K):
+    _property_equal_means(mean, K)
+
+
+# -- hostile candidates ------------------------------------------------------------------------
+
+HOSTILE = Path(__file__).resolve().parent / "data" / "hostile" / "attacks.py"
+
+
+@pytest.mark.fuzz
+@pytest.mark.exact
+@pytest.mark.parametrize("name", ["ReachesAuditor", "SignalsAuditor", "WritesPackage",
+                                  "WritesPth", "WritesCache", "WritesOut", "ChecksPreload",
+                                  "ForgesVerdict", "RaisesVerdict", "NestedReply", "PartialReply",
+                                  "TogglesProgress", "AdvancesProgress", "Detaches", "ForksMany"])
+def test_a_hostile_candidate_is_follow_the_leader_or_its_own_one_line_error(name, tmp_path,
+                                                                           monkeypatch):
+    """Each attack of tests/data/hostile/attacks.py (tests/audit/test_hostile.py states what
+    each must give): the runs are the candidate's plain ones, or one line naming it; without a
+    sandbox only the attacks on the auditor's own process are held."""
+    from dpbandits.audit import sandbox
+    from dpbandits.candidates import load
+
+    monkeypatch.setenv("HOSTILE_TARGET", str(tmp_path))
+    table = Table(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]))
+    mechanism = load(f"{HOSTILE}:{name}", K=2, epsilon=1.0, feedback="full", timeout=3)
+    try:
+        actions = mechanism.sample(table, 10, 0)
+    except DPBanditsError as error:
+        text = str(error)
+        assert "\n" not in text and name in text and "Breached" not in text, text
+        assert sandbox.status().available or name not in ("ReachesAuditor", "ChecksPreload")
+    else:
+        assert (actions == 0).all()
+    finally:
+        mechanism.close()
+    assert list(tmp_path.iterdir()) == []
 
 
 # -- misbehaving external programs --------------------------------------------------------------
