@@ -448,8 +448,9 @@ def test_a_hostile_candidate_is_follow_the_leader_or_its_own_one_line_error(name
 
     monkeypatch.setenv("HOSTILE_TARGET", str(tmp_path))
     table = Table(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]))
-    mechanism = load(f"{HOSTILE}:{name}", K=2, epsilon=1.0, feedback="full", timeout=3)
+    mechanism = None
     try:
+        mechanism = load(f"{HOSTILE}:{name}", K=2, epsilon=1.0, feedback="full", timeout=3)
         actions = mechanism.sample(table, 10, 0)
     except DPBanditsError as error:
         text = str(error)
@@ -458,7 +459,8 @@ def test_a_hostile_candidate_is_follow_the_leader_or_its_own_one_line_error(name
     else:
         assert (actions == 0).all()
     finally:
-        mechanism.close()
+        if mechanism is not None:
+            mechanism.close()
     assert list(tmp_path.iterdir()) == []
 
 
