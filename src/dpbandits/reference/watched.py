@@ -1,0 +1,248 @@
+"""Watched arrays: the tracing mode's check of the information flow and of the noise laws.
+
+In tracing mode (:func:`dpbandits.reference.noise.tracing`) the policy's float state, its
+feedback and every noise draw are :class:`Watched` arrays (a draw is a :class:`Draw`), whose
+operations report to the active tracer (:mod:`dpbandits.reference.tracer`): a read of a value
+that differs across the lockstep runs (a predicate, an argmax, a branch, an index, a conversion),
+a nonlinear map of one, and any operation on a draw other than those that keep its law
+(docs/accountant.md#what-a-proof-is). Outside tracing mode nothing here runs: the reference's
+arrays are plain.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+__all__ = ["Watched", "Draw", "watch", "ACTIVE"]
+
+ACTIVE = None
+"""The tracer of the current tracing block, or None (set by :func:`noise.tracing`)."""
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_OURS = {os.path.join(_HERE, name) for name in ("watched.py", "tracer.py", "noise.py")}
+
+
+def _site() -> str:
+    """The first line outside numpy and this module on the stack: where a read happened."""
+    f = sys._getframe(2)
+    while f is not None and (os.path.abspath(f.f_code.co_filename) in _OURS
+                             or f"{os.sep}numpy{os.sep}" in f.f_code.co_filename):
+        f = f.f_back
+    if f is None:
+        return "an unknown line"
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+
+
+_READS = frozenset({np.greater, np.greater_equal, np.less, np.less_equal, np.equal,
+                    np.not_equal, np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
+                    np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.isnan,
+                    np.isinf, np.isfinite, np.signbit, np.sign, np.heaviside})
+"""Ufuncs whose result says something about where a value lies (a predicate): reading an
+unreleased reward-derived value through one is a leak, whatever the outcome."""
+_AFFINE = frozenset({np.add, np.subtract, np.negative, np.positive, np.conjugate})
+"""Ufuncs that keep a statistic affine in each reward (with multiplication and division by a
+value that is not itself reward-derived)."""
+_SCALINGS = frozenset({np.multiply, np.true_divide})
+_READ_FUNCTIONS = frozenset({np.argmax, np.argmin, np.argsort, np.sort, np.nonzero,
+                             np.flatnonzero, np.unique, np.searchsorted, np.count_nonzero,
+                             np.array_equal, np.isclose, np.allclose, np.any, np.all,
+                             np.argwhere})
+_NONLINEAR_FUNCTIONS = frozenset({np.max, np.min, np.amax, np.amin, np.clip, np.round,
+                                  np.around, np.median, np.percentile, np.quantile,
+                                  np.maximum, np.minimum})
+
+
+def _unwrap(x):
+    if isinstance(x, Watched):
+        return x.view(np.ndarray)
+    if isinstance(x, (tuple, list)):
+        return type(x)(_unwrap(v) for v in x)
+    return x
+
+
+def _wrap(result):
+    if isinstance(result, np.ndarray) and type(result) is np.ndarray:
+        return result.view(Watched)
+    if isinstance(result, tuple):
+        return tuple(_wrap(r) for r in result)
+    return result
+
+
+class Watched(np.ndarray):
+    """An array of a traced policy's state or feedback (tracing mode only): its operations are
+    checked for reads of unreleased reward-derived values (information flow).
+
+    A value is reward-derived on a trace when it differs across the lockstep runs (every probe
+    run has one cell of the table moved). A predicate (a comparison, a sign, a logical
+    operation), an argmax or sort, a branch (``bool``), an index or a conversion to a Python
+    number of such a value is a read: a leak of the cells it differs in, found the first time
+    the read happens, whatever its outcome. A nonlinear map (floor, a square, a maximum, a
+    product of two reward-derived values) is recorded: the statistic is then not affine in the
+    rewards, and its sensitivity holds for the probed tables only. Results stay
+    :class:`Watched`; a value moved into a Python number or into a fresh plain array is no longer
+    followed (docs/accountant.md#what-the-tracer-cannot-see)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        tracer = ACTIVE
+        draws = [x for x in inputs if isinstance(x, Draw)]
+        out = kwargs.get("out", ())
+        if out:
+            kwargs["out"] = tuple(_unwrap(o) for o in out)
+        result = getattr(ufunc, method)(*_unwrap(inputs), **kwargs)
+        if tracer is None:
+            return _wrap(result) if not out else (out[0] if len(out) == 1 else out)
+        if draws:
+            kept = tracer.noise_operation(ufunc, method, inputs, draws, result)
+            if kept is not None:
+                return kept if not out else (out[0] if len(out) == 1 else out)
+        watched = [x for x in inputs if isinstance(x, Watched) and not isinstance(x, Draw)]
+        if watched:
+            across = method == "reduce" and kwargs.get("axis", 0) in (None, 0)
+            name = f"np.{ufunc.__name__}" + (f".{method}" if method != "__call__" else "")
+            if ufunc in _READS or (across and np.ndim(inputs[0]) >= 1):
+                what = ("a reduction across the lockstep runs" if across and ufunc not in _READS
+                        else f"a predicate ({name})")
+                for x in watched:
+                    tracer.read(x, what)
+            elif ufunc in _SCALINGS and method == "__call__" and len(inputs) == 2:
+                moving = [x for x in inputs if isinstance(x, Watched) and tracer.moves(x)]
+                if len(moving) == 2 or (ufunc is np.true_divide and moving
+                                        and moving[-1] is inputs[1]):
+                    tracer.nonlinear(name, *moving)
+            elif ufunc not in _AFFINE:
+                tracer.nonlinear(name, *watched)
+        if out:
+            return out[0] if len(out) == 1 else out
+        return _wrap(result)
+
+    def __array_function__(self, func, types, args, kwargs):
+        tracer = ACTIVE
+        plain_args = _unwrap(args)
+        plain_kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+        if tracer is not None:
+            flat = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Watched)]
+            if any(isinstance(a, Draw) for a in flat):
+                for d in flat:
+                    if isinstance(d, Draw):
+                        tracer.draw_read(d, f"np.{func.__name__}")
+            name = f"np.{func.__name__}"
+            if func is np.where and len(args) >= 1 and isinstance(args[0], Watched):
+                tracer.read(args[0], "a selection (np.where) on a reward-derived condition")
+            elif func in _READ_FUNCTIONS:
+                for x in flat:
+                    tracer.read(x, f"a read ({name})")
+            elif func in _NONLINEAR_FUNCTIONS:
+                tracer.nonlinear(name, *flat)
+        return _wrap(func(*plain_args, **plain_kwargs))
+
+    def _read_as(self, what: str) -> None:
+        if ACTIVE is not None:
+            if isinstance(self, Draw):
+                ACTIVE.draw_read(self, what)
+            else:
+                ACTIVE.read(self, what)
+
+    def __bool__(self) -> bool:
+        self._read_as("a branch (bool)")
+        return bool(self.view(np.ndarray))
+
+    def __float__(self) -> float:
+        self._read_as("a conversion to a Python number")
+        return float(self.view(np.ndarray))
+
+    def __int__(self) -> int:
+        self._read_as("a conversion to a Python number")
+        return int(self.view(np.ndarray))
+
+    def __index__(self) -> int:
+        self._read_as("an index")
+        return self.view(np.ndarray).__index__()
+
+    def item(self, *args):  # type: ignore[override]
+        self._read_as("a conversion to a Python number (item)")
+        return self.view(np.ndarray).item(*args)
+
+    def tolist(self):  # type: ignore[override]
+        self._read_as("a conversion to Python numbers (tolist)")
+        return self.view(np.ndarray).tolist()
+
+    def argmax(self, *args, **kwargs):  # type: ignore[override]
+        self._read_as("a read (argmax)")
+        return _wrap(self.view(np.ndarray).argmax(*args, **kwargs))
+
+    def argmin(self, *args, **kwargs):  # type: ignore[override]
+        self._read_as("a read (argmin)")
+        return _wrap(self.view(np.ndarray).argmin(*args, **kwargs))
+
+    def argsort(self, *args, **kwargs):  # type: ignore[override]
+        self._read_as("a read (argsort)")
+        return _wrap(self.view(np.ndarray).argsort(*args, **kwargs))
+
+    def nonzero(self):  # type: ignore[override]
+        self._read_as("a read (nonzero)")
+        return _wrap(self.view(np.ndarray).nonzero())
+
+    def sort(self, *args, **kwargs):  # type: ignore[override]
+        self._read_as("a read (sort)")
+        self.view(np.ndarray).sort(*args, **kwargs)
+
+    def astype(self, dtype, *args, **kwargs):  # type: ignore[override]
+        kind = np.dtype(dtype).kind
+        if ACTIVE is not None and kind in "iub" and self.dtype.kind == "f":
+            if isinstance(self, Draw):
+                ACTIVE.draw_read(self, f"a conversion to {np.dtype(dtype).name}")
+            else:
+                ACTIVE.read(self, f"a conversion to {np.dtype(dtype).name}")
+        return _wrap(self.view(np.ndarray).astype(dtype, *args, **kwargs))
+
+    def __getitem__(self, key):
+        if ACTIVE is not None:
+            keys = key if isinstance(key, tuple) else (key,)
+            for k in keys:
+                if isinstance(k, Watched):
+                    k._read_as("an index")
+        out = np.ndarray.__getitem__(self, _unwrap(key))
+        return out
+
+    def __setitem__(self, key, value) -> None:
+        if ACTIVE is not None:
+            keys = key if isinstance(key, tuple) else (key,)
+            for k in keys:
+                if isinstance(k, Watched):
+                    k._read_as("an index")
+        np.ndarray.__setitem__(self, _unwrap(key), _unwrap(value))
+
+
+class Draw(Watched):
+    """A noise draw in tracing mode: it may be sliced, copied, scaled by a positive public
+    constant and handed to :func:`release`; a difference of two exponential draws of one scale
+    is recognised as one Laplace draw of that scale, and the negation of a Laplace draw as a
+    Laplace draw. Any other operation on it (a comparison, an absolute value, a selection, a
+    clip, a sum with another draw or with a value) is recorded with its line: the value then
+    released is not the declared law as drawn (docs/accountant.md#noise-laws)."""
+
+
+def watch(obj, depth: int = 0) -> None:
+    """Make the float arrays of ``obj`` (a policy, and the reference objects it holds, to depth
+    3) :class:`Watched`, in place of its attributes. Integer and boolean state (counts, run
+    indices, masks) is left plain: a reward-derived value becomes one only through a
+    conversion, which is a read."""
+    for key, value in list(vars(obj).items()):
+        if type(value) is np.ndarray and value.dtype.kind == "f":
+            setattr(obj, key, value.view(Watched))
+        elif isinstance(value, list) and depth < 3:
+            for i, v in enumerate(value):
+                if type(v) is np.ndarray and v.dtype.kind == "f":
+                    value[i] = v.view(Watched)
+                elif _watchable(v):
+                    watch(v, depth + 1)
+        elif _watchable(value) and depth < 3:
+            watch(value, depth + 1)
+
+
+def _watchable(value) -> bool:
+    return (hasattr(value, "__dict__") and not isinstance(value, (np.random.Generator, type))
+            and type(value).__module__.startswith("dpbandits.reference"))
