@@ -62,7 +62,7 @@ def test_a_decision_input_that_differs_across_runs_leaks_its_cells():
         assert tracer.leaks == set()
         noise.decision(np.array([2, 2, 2]), np.array([0.5, 0.5, 1.0]))
     assert tracer.leaks == {(1, 1)}
-    assert tracer.findings == ["round 0: a decision's input that differs across runs"]
+    assert tracer.findings == ["round 0, cell x1,1: a decision's input that differs across runs"]
 
 
 def test_a_decision_input_not_one_per_run_is_a_divergence():

@@ -127,6 +127,17 @@ class ArgmaxOnly(np.ndarray):
         return out
 
 
+def _cells(cells: list[tuple[int, int]]) -> str:
+    """The cells a leak moved with, as the pair of tables it names: a table and its neighbour
+    with that cell moved (at most four named)."""
+    known = [c for c in cells if c[1] >= 0]
+    if not known:
+        return "every probed cell"
+    names = " ".join(f"x{t},{a}" for t, a in known[:4])
+    more = f" and {len(known) - 4} more" if len(known) > 4 else ""
+    return f"cell{'s' if len(known) > 1 else ''} {names}{more}"
+
+
 @dataclass
 class _Drawn:
     values: np.ndarray       # run 0's share of the draw
@@ -172,7 +183,7 @@ class Tracer:
         for cell in cells:
             self.leaks.add(cell)
         if cells:
-            note = f"round {self.step}: {what}"
+            note = f"round {self.step}, {_cells(cells)}: {what}"
             if note not in self.findings:
                 self.findings.append(note)
 
