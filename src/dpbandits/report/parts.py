@@ -197,6 +197,8 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: in
         for check in result.checks:
             ours[f"{result.experiment}: {check.text}"] = check.verdict
         for path in result.paths:
+            if str(path).endswith(".json"):
+                files.append(str(Path(path).resolve().relative_to(out.resolve())))
             if str(path).endswith(".png"):
                 relative = Path(path).resolve().relative_to(out.resolve())
                 files.append(str(relative))
@@ -214,7 +216,7 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: in
 
 REPRODUCE_VERDICTS = {"supported": "supported", "contradicted": "contradicted",
                       "depends on reading": "depends", "inconclusive at this size": "inconclusive",
-                      "not testable": "not_testable"}
+                      "could not fail": "could_not_fail", "not testable": "not_testable"}
 """A paper claim's verdict -> its key in the reproduce part's summary (our own checks are kept
 apart, under ``our_checks``: "EXPERIMENT: check" -> verdict)."""
 

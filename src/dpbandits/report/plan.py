@@ -52,7 +52,7 @@ SUMMARY_KEYS: dict[str, dict[str, type]] = {
               "false_but_not_detected": list},
     "bounds": {"held": list, "violated": list, "vacuous": list, "not_simulated": list},
     "reproduce": {"supported": list, "contradicted": list, "depends": list, "inconclusive": list,
-                  "not_testable": list, "below_paper": list, "our_checks": dict},
+                  "could_not_fail": list, "not_testable": list, "below_paper": list, "our_checks": dict},
 }
 """The summary each part must carry: key and type (a cached part is checked against it)."""
 

@@ -12,7 +12,7 @@ VERDICTS: dict[str, tuple[str, str]] = {
     "differs": ("bad", "\u2717"), "false": ("bad", "\u2717"), "unproven": ("open", "?"),
     "vacuous at this size": ("void", "\u25cb"), "vacuous": ("void", "\u25cb"),
     "inconclusive at this size": ("open", "?"), "inconclusive": ("open", "?"),
-    "depends on reading": ("mixed", "\u00b1"),
+    "depends on reading": ("mixed", "\u00b1"), "could not fail": ("void", "\u25cb"),
     "not testable": ("none", "\u2013"), "not applicable": ("none", "\u2013"),
     "non-private": ("none", "\u2013"), "could not test": ("none", "\u2013"),
 }

@@ -41,12 +41,21 @@ import numpy as np
 from .experiment import Experiment
 
 __all__ = ["VERDICTS", "SUPPORTED", "CONTRADICTED", "DEPENDS", "INCONCLUSIVE", "NOT_TESTABLE",
+           "COULD_NOT_FAIL", "Tested", "Page", "NEAR_MARGIN", "NEAR_LEVEL", "SEEDS",
            "ALPHA", "Cells", "Component", "Outcome", "Verdict", "ReadingVerdict", "judge",
            "combine", "component", "any_of", "all_of"]
 
 SUPPORTED, CONTRADICTED, DEPENDS = "supported", "contradicted", "depends on reading"
 INCONCLUSIVE, NOT_TESTABLE = "inconclusive at this size", "not testable"
-VERDICTS = (SUPPORTED, CONTRADICTED, DEPENDS, INCONCLUSIVE, NOT_TESTABLE)
+COULD_NOT_FAIL = "could not fail"
+VERDICTS = (SUPPORTED, CONTRADICTED, DEPENDS, INCONCLUSIVE, COULD_NOT_FAIL, NOT_TESTABLE)
+DECIDED = (SUPPORTED, CONTRADICTED)
+NEAR_MARGIN = 1.05
+"""A verdict is near its flip point when the margin at which it flips is within this factor of
+the word's margin (or, for a word with no margin, the level within a factor 2 of ``ALPHA``)."""
+NEAR_LEVEL = 2.0
+SEEDS = (0, 1, 2, 3, 4)
+"""The seeds on which a verdict near its flip point is run again."""
 ALPHA = 0.05
 """Family-wise error level of the claims of one page."""
 POWER = 0.8
@@ -63,18 +72,30 @@ class Cells:
     checkpoint."""
 
     def __init__(self, data: dict[tuple[str, float], dict[str, Any]], experiment: Experiment):
-        self.data, self.experiment = data, experiment
+        self.data, self.experiment = _Recorded(data), experiment
+        self.cache: dict = {}
+        """Values a check computes once whatever its margin (e.g. a fitted exponent)."""
+
+    @property
+    def used(self) -> set[tuple[str, float]]:
+        """The (label, epsilon) cells read so far (to run a claim again on other seeds)."""
+        return self.data.used
+
+    def _arrays(self, label: str, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+        d = self.data[(label, epsilon)]
+        key = ("arrays", label, epsilon)
+        if key not in self.cache:
+            self.cache[key] = (np.asarray(d["t"], dtype=float), np.asarray(d["per_run"], dtype=float))
+        return self.cache[key]
 
     def per_run(self, label: str, epsilon: float, fraction: float = 1.0) -> np.ndarray:
         """Each run's regret at the checkpoint nearest to ``fraction`` of the horizon."""
-        d = self.data[(label, epsilon)]
-        t = np.asarray(d["t"])
-        return np.asarray(d["per_run"], dtype=float)[:, int(np.argmin(np.abs(t - fraction * t[-1])))]
+        t, runs = self._arrays(label, epsilon)
+        return runs[:, int(np.argmin(np.abs(t - fraction * t[-1])))]
 
     def curves(self, label: str, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
         """The checkpoints and every run's regret at each, shape (runs, checkpoints)."""
-        d = self.data[(label, epsilon)]
-        return np.asarray(d["t"], dtype=float), np.asarray(d["per_run"], dtype=float)
+        return self._arrays(label, epsilon)
 
     def finals(self, label: str, epsilon: float) -> np.ndarray:
         """Each run's regret at the horizon."""
@@ -94,6 +115,18 @@ class Cells:
     @property
     def runs(self) -> int:
         return int(next(iter(self.data.values()))["runs"])
+
+
+class _Recorded(dict):
+    """A dict that remembers which keys were read."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.used: set = set()
+
+    def __getitem__(self, key):
+        self.used.add(key)
+        return super().__getitem__(key)
 
 
 @dataclass(frozen=True)
@@ -123,7 +156,7 @@ class Component:
 
 def component(label: str, values: Sequence[float]) -> Component:
     """The :class:`Component` of per-run ``values`` (see its docstring)."""
-    from scipy.stats import t as student
+    from scipy.special import stdtr
 
     v = np.asarray(values, dtype=float)
     n, estimate = v.size, float(v.mean())
@@ -133,7 +166,7 @@ def component(label: str, values: Sequence[float]) -> Component:
     elif sd == 0 or sd <= 1e-12 * max(1.0, abs(estimate)):
         p, sd = (0.0 if estimate > 0 else 1.0), 0.0
     else:
-        p = float(student.sf(estimate / (sd / math.sqrt(n)), n - 1))
+        p = float(stdtr(n - 1, -estimate / (sd / math.sqrt(n))))
     return Component(label, estimate, sd, n, p)
 
 
@@ -165,6 +198,11 @@ class Outcome:
     note: str = ""
     """Why the reading cannot be decided at this size whatever the runs show (e.g. a vacuous
     bound, or a range that needs the paper's number of runs)."""
+    exact: bool = False
+    """Decided exactly on the observed runs (p-values 0 or 1), not by a t-test."""
+    cannot_fail: str = ""
+    """Why support would say nothing (e.g. the curve the claim needs to be worst plays almost
+    uniformly): a supported reading with this set is ``could not fail``."""
 
     @property
     def testable(self) -> bool:
@@ -192,8 +230,68 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Tested:
+    """One reading of a claim as the judge sees it: its outcome at the word's margin, the margin,
+    and (for the flip point) the outcome at another margin."""
+
+    reading: str
+    outcome: Outcome
+    margin: float | None = None
+    at: Callable[[float], Outcome] | None = None
+    low: float = 0.0
+    """The smallest meaningful margin (see :attr:`~dpbandits.reproduce.experiment.Reading.low`)."""
+
+
+@dataclass(frozen=True)
+class Flip:
+    """Where a verdict changes: the nearest margin below and above the word's at which it
+    differs, with the verdict there (None: no change within a factor 1000 of the margin); for a
+    word with no margin, the nearest family-wise level below and above ``alpha``."""
+
+    kind: str                     # "margin" or "level"
+    at: float | None
+    below: float | None = None
+    below_verdict: str = ""
+    above: float | None = None
+    above_verdict: str = ""
+    contradicted: float | None = None
+    """For a supported verdict: the nearest margin at which these runs would contradict it."""
+
+    def near(self) -> bool:
+        if self.kind == "none" or self.at is None:
+            return False
+        factor = NEAR_MARGIN if self.kind == "margin" else NEAR_LEVEL
+        return ((self.below is not None and self.below * factor >= self.at)
+                or (self.above is not None and self.above <= self.at * factor))
+
+    def text(self) -> str:
+        """'contradicted at a margin of 0.678 or below; supported at 2.21 or above' (the
+        verdict at each side of the word's margin), or that nothing near it changes it."""
+        if self.kind == "none":
+            return ""
+        name = "margin" if self.kind == "margin" else "family-wise level"
+        parts = []
+        if self.below is not None:
+            parts.append(f"{self.below_verdict} at a {name} of {_g(self.below)} or below")
+        if self.above is not None:
+            parts.append(f"{self.above_verdict} at a {name} of {_g(self.above)} or above")
+        if not parts:
+            return f"the same at every {name} within a factor 1000 of {_g(self.at)}"
+        return "; ".join(parts) + f" (the word's {name}: {_g(self.at)})"
+
+    def to_dict(self) -> dict:
+        return dict(kind=self.kind, at=self.at, below=self.below, below_verdict=self.below_verdict,
+                    above=self.above, above_verdict=self.above_verdict,
+                    contradicted=self.contradicted)
+
+
+def _g(x: float) -> str:
+    return f"{x:.4g}"
+
+
+@dataclass(frozen=True)
 class ReadingVerdict:
-    """One reading's verdict, its test and numbers."""
+    """One reading's verdict, its test and numbers, and where it would flip."""
 
     reading: str
     verdict: str
@@ -201,11 +299,22 @@ class ReadingVerdict:
     test: str = ""
     p_support: float = 1.0
     p_contradict: float = 1.0
+    margin: float | None = None
+    flip: Flip | None = None
+    power: str = ""
+    """For a supported reading: how it could have failed (or why it could not)."""
+
+    def to_dict(self) -> dict:
+        return dict(reading=self.reading, verdict=self.verdict, test=self.test, margin=self.margin,
+                    flip=self.flip.to_dict() if self.flip else None,
+                    flip_text=self.flip.text() if self.flip else "", power=self.power,
+                    evidence=self.evidence, p_support=self.p_support,
+                    p_contradict=self.p_contradict)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """A claim's verdict on one page (robust over its readings), with each reading's verdict."""
+    """A claim's verdict on one page (combined over its decided readings), with each reading's."""
 
     text: str
     verdict: str
@@ -217,76 +326,251 @@ class Verdict:
     readings: tuple[ReadingVerdict, ...] = ()
     ours: bool = False
     """Our own check (a bound, a baseline), not a claim of the paper."""
+    flip: Flip | None = None
+    """Where the claim's verdict would change, all its readings moved to the same margin."""
+    seeds: tuple[tuple[int, str], ...] = ()
+    """(seed, verdict) on seeds 0-4 when the verdict is near its flip point (empty otherwise)."""
 
 
 def combine(verdicts: Sequence[str]) -> str:
-    """The claim's verdict from its readings' verdicts: the common verdict when every testable
-    reading agrees, ``depends on reading`` when they differ; ``not testable`` only when no
-    reading is testable."""
-    testable = [v for v in verdicts if v != NOT_TESTABLE]
-    if not testable:
-        return NOT_TESTABLE
-    return testable[0] if len(set(testable)) == 1 else DEPENDS
+    """The claim's verdict over its **decided** readings (supported or contradicted): all support,
+    ``supported``; all contradict, ``contradicted``; both, ``depends on reading``; none decided,
+    ``could not fail`` when a reading passed only a test that could not fail, else ``inconclusive
+    at this size`` when a reading was testable, else ``not testable``."""
+    decided = {v for v in verdicts if v in DECIDED}
+    if decided == {SUPPORTED}:
+        return SUPPORTED
+    if decided == {CONTRADICTED}:
+        return CONTRADICTED
+    if decided:
+        return DEPENDS
+    if COULD_NOT_FAIL in verdicts:
+        return COULD_NOT_FAIL
+    if INCONCLUSIVE in verdicts:
+        return INCONCLUSIVE
+    return NOT_TESTABLE
 
 
-Readings = Sequence[tuple[str, Outcome]]
+Readings = Sequence["tuple[str, Outcome] | Tested"]
+
+
+def _reading_base(outcome: Outcome, support: bool, contradict: bool) -> str:
+    if contradict:
+        return CONTRADICTED
+    if support:
+        return COULD_NOT_FAIL if (outcome.cannot_fail or not outcome.contradict) else SUPPORTED
+    return INCONCLUSIVE
+
+
+class Page:
+    """The claims of one page judged together: Holm's correction over the supporting and
+    contradicting p-values of every testable reading of every claim (2m hypotheses for m
+    readings) at family-wise level ``alpha``; verdicts, flip points, and a claim re-judged with
+    other outcomes (another seed's), every other test of the page as it was."""
+
+    def __init__(self, claims: Sequence[tuple[str, Readings]], alpha: float = ALPHA):
+        self.alpha = alpha
+        self.claims = [(text, [r if isinstance(r, Tested) else Tested(r[0], r[1]) for r in readings])
+                       for text, readings in claims]
+        self.slots: dict[tuple[int, int], int] = {}
+        p = []
+        for i, (_, readings) in enumerate(self.claims):
+            for j, r in enumerate(readings):
+                if r.outcome.testable:
+                    self.slots[(i, j)] = len(p)
+                    p += [r.outcome.p_support, r.outcome.p_contradict]
+        self.p = np.array(p, dtype=float)
+
+    @property
+    def m(self) -> int:
+        return max(len(self.p), 1)
+
+    def _verdicts(self, p: np.ndarray, i: int, outcomes: Sequence[Outcome], alpha: float) -> list[str]:
+        from ..multiplicity import holm
+
+        rejected = holm(p, alpha) if len(p) else []
+        out = []
+        for j, o in enumerate(outcomes):
+            if not o.testable:
+                out.append(NOT_TESTABLE)
+            else:
+                k = self.slots[(i, j)]
+                out.append(_reading_base(o, rejected[k], rejected[k + 1]))
+        return out
+
+    def _with(self, i: int, outcomes: Sequence[Outcome], only: int | None = None) -> np.ndarray:
+        p = self.p.copy()
+        for j, o in enumerate(outcomes):
+            if (i, j) in self.slots and (only is None or only == j):
+                k = self.slots[(i, j)]
+                p[k], p[k + 1] = o.p_support, o.p_contradict
+        return p
+
+    def verdict_with(self, i: int, outcomes: Sequence[Outcome]) -> str:
+        """Claim ``i``'s verdict were its readings' outcomes ``outcomes``."""
+        return combine(self._verdicts(self._with(i, outcomes), i, outcomes, self.alpha))
+
+    def verdicts(self) -> list[Verdict]:
+        return [self._claim(i) for i in range(len(self.claims))]
+
+    def _claim(self, i: int) -> Verdict:
+        text, readings = self.claims[i]
+        outcomes = [r.outcome for r in readings]
+        base = self._verdicts(self.p, i, outcomes, self.alpha)
+        judged = []
+        for j, (r, v) in enumerate(zip(readings, base)):
+            flip = self._flip(i, [j], base[j], lambda vs, j=j: vs[j])
+            judged.append(self._reading(r, v, flip))
+        claim_flip = self._flip(i, range(len(readings)), combine(base), combine)
+        return _claim_verdict(text, combine([r.verdict for r in judged]), judged, claim_flip)
+
+    def _flip(self, i: int, which, verdict: str, read) -> Flip:
+        """The nearest margins (or levels) below and above at which ``read`` of the claim's
+        reading verdicts differs from ``verdict``, moving the readings ``which`` together."""
+        _, readings = self.claims[i]
+        chosen = [readings[j] for j in which if readings[j].outcome.testable]
+        if not chosen or verdict == NOT_TESTABLE:
+            return Flip("none", None)
+        if all(r.at is not None and r.margin is not None for r in chosen):
+            margin = chosen[0].margin
+
+            def at(m: float) -> str:
+                outcomes = [r.at(m) if j in which and r.at is not None and r.outcome.testable
+                            else r.outcome for j, r in enumerate(readings)]
+                p = self._with(i, outcomes)
+                return read(self._verdicts(p, i, outcomes, self.alpha))
+            return _search("margin", margin, at, verdict, 1000.0,
+                           bottom=max(r.low for r in chosen) or None)
+        outcomes = [r.outcome for r in readings]
+        return _search("level", self.alpha,
+                       lambda a: read(self._verdicts(self.p, i, outcomes, a)), verdict, 1000.0,
+                       top=0.5)
+
+    def _reading(self, r: Tested, verdict: str, flip: Flip) -> ReadingVerdict:
+        o = r.outcome
+        if verdict == NOT_TESTABLE:
+            return ReadingVerdict(r.reading, verdict, o.reason, o.test, margin=r.margin)
+        evidence = o.evidence + (f" (p = {_p(o.p_support)} for the claim's direction, "
+                                 f"{_p(o.p_contradict)} against it; Holm over {self.m} p-values "
+                                 f"at level {self.alpha:g})")
+        power = ""
+        if verdict == INCONCLUSIVE:
+            evidence += "; " + (o.note or _runs_needed(o, self.alpha / self.m))
+        elif verdict == COULD_NOT_FAIL:
+            power = "could not fail: " + (o.cannot_fail or "no result of these runs could "
+                                          "contradict it")
+        elif verdict == SUPPORTED:
+            power = _power(o, flip, self.alpha / self.m)
+            if power.startswith("could not fail"):
+                verdict = COULD_NOT_FAIL
+        return ReadingVerdict(r.reading, verdict, evidence, o.test, o.p_support, o.p_contradict,
+                              r.margin, flip, power)
+
+
+def _edge(start: float, at: Callable[[float], str], hit: Callable[[str], bool], direction: int,
+          span: float, top: float | None, bottom: float | None) -> float | None:
+    """The value nearest ``start`` in ``direction`` (geometric steps up to a factor ``span``,
+    then bisection on the log scale to 3 significant digits) at which ``hit(at(x))``."""
+    near, far, step = start, None, 2.0
+    while step <= span:
+        x = start * step if direction > 0 else start / step
+        if top is not None:
+            x = min(x, top)
+        if bottom is not None:
+            x = max(x, bottom)
+        if x == near:
+            break
+        if hit(at(x)):
+            far = x
+            break
+        near = x
+        step *= 2
+    if far is None:
+        return None
+    for _ in range(14):
+        mid = math.sqrt(near * far)
+        if hit(at(mid)):
+            far = mid
+        else:
+            near = mid
+        if abs(math.log(far / near)) < 1e-3:
+            break
+    return far
+
+
+def _search(kind: str, start: float, at: Callable[[float], str], verdict: str, span: float,
+            top: float | None = None, bottom: float | None = None) -> Flip:
+    """Nearest values below and above ``start`` at which ``at`` differs from ``verdict``; for a
+    supported verdict also the nearest at which it is contradicted."""
+    changed = lambda v: v != verdict
+    below = _edge(start, at, changed, -1, span, top, bottom)
+    above = _edge(start, at, changed, 1, span, top, bottom)
+    contradicted = None
+    if verdict == SUPPORTED and kind == "margin":
+        hits = [x for x in (_edge(start, at, lambda v: v == CONTRADICTED, d, span, top, bottom)
+                            for d, edge in ((-1, below), (1, above)) if edge is not None)
+                if x is not None]
+        contradicted = min(hits, key=lambda x: abs(math.log(x / start)), default=None)
+    return Flip(kind, start, below, at(below) if below is not None else "",
+                above, at(above) if above is not None else "", contradicted)
+
+
+def _power(o: Outcome, flip: Flip, level: float) -> str:
+    """How a supported reading could have failed: the margin at which these runs would contradict
+    it, and the power against a claim false by the closeness margin (normal approximation from
+    the distance between the support and contradiction flips)."""
+    from scipy.stats import norm
+
+    exact = o.exact
+    if flip.kind == "margin":
+        nearest = flip.contradicted
+        if nearest is None:
+            return ("could not fail at this size: no margin within a factor 1000 of the word's "
+                    "makes these runs contradict it")
+        if exact:
+            return (f"decided exactly on the observed runs; these runs contradict it at a margin "
+                    f"of {_g(nearest)}")
+        support_edge = flip.below if flip.below is not None else flip.above
+        z = norm.ppf(1 - level)
+        width = abs(math.log(nearest / (support_edge if support_edge is not None else flip.at)))
+        from .lexicon import CLOSE
+        power = float(norm.cdf(z * (2 * math.log(CLOSE) / max(width, 1e-12)) - z))
+        return (f"about {power:.0%} to contradict it were the truth beyond the margin by the "
+                f"closeness factor 1.25 (normal approximation from the distance between the "
+                f"margins at which it stops being supported, {_g(support_edge or flip.at)}, and "
+                f"is contradicted, {_g(nearest)})")
+    if exact:
+        return "decided exactly on the observed runs"
+    t = float(norm.isf(max(min(o.p_support, 1 - 1e-16), 1e-300)))
+    z = norm.ppf(1 - level)
+    return (f"power about {float(norm.cdf(t - z)):.0%} to contradict it were the true effect the "
+            f"mirror image of the observed one (normal approximation, level {level:.2g})")
 
 
 def judge(claims: Sequence[tuple[str, str, Outcome] | tuple[str, Readings]],
           alpha: float = ALPHA) -> list[Verdict]:
     """Verdicts for one page's claims at family-wise level ``alpha``. Each claim is ``(text,
-    reading, outcome)`` or ``(text, [(reading, outcome), ...])``; Holm's correction runs over the
-    supporting and contradicting p-values of every testable reading of every claim (2m hypotheses
-    for m readings), and each claim's verdict is :func:`combine` of its readings'."""
-    from ..multiplicity import holm
-
+    reading, outcome)`` or ``(text, [(reading, outcome) or Tested, ...])`` (see :class:`Page`)."""
     claims = [(c[0], [(c[1], c[2])]) if len(c) == 3 else (c[0], list(c[1])) for c in claims]
-    testable = [o for _, readings in claims for _, o in readings if o.testable]
-    pvalues = [p for o in testable for p in (o.p_support, o.p_contradict)]
-    rejected = holm(pvalues, alpha) if pvalues else []
-    m = max(len(pvalues), 1)
-    verdicts = []
-    for text, readings in claims:
-        judged = []
-        for reading, outcome in readings:
-            if not outcome.testable:
-                judged.append(ReadingVerdict(reading, NOT_TESTABLE, outcome.reason, outcome.test))
-                continue
-            support, contradict = rejected.pop(0), rejected.pop(0)
-            judged.append(_reading_verdict(reading, outcome, support, contradict, m, alpha))
-        verdicts.append(_claim_verdict(text, judged))
-    return verdicts
+    return Page(claims, alpha).verdicts()
 
 
-def _reading_verdict(reading: str, outcome: Outcome, support: bool, contradict: bool, m: int,
-                     alpha: float) -> ReadingVerdict:
-    evidence = outcome.evidence + (f" (p = {_p(outcome.p_support)} for the claim's direction, "
-                                   f"{_p(outcome.p_contradict)} against it; Holm over {m} "
-                                   f"p-values at level {alpha:g})")
-    if contradict:
-        verdict = CONTRADICTED
-    elif support:
-        verdict = SUPPORTED
-    else:
-        verdict = INCONCLUSIVE
-        evidence += "; " + (outcome.note or _runs_needed(outcome, alpha / m))
-    return ReadingVerdict(reading, verdict, evidence, outcome.test, outcome.p_support,
-                          outcome.p_contradict)
-
-
-def _claim_verdict(text: str, judged: list[ReadingVerdict]) -> Verdict:
-    verdict = combine([r.verdict for r in judged])
+def _claim_verdict(text: str, verdict: str, judged: list[ReadingVerdict], flip: Flip) -> Verdict:
     if len(judged) == 1:
         r = judged[0]
         return Verdict(text, verdict, r.evidence, r.test, r.reading, r.p_support, r.p_contradict,
-                       tuple(judged))
+                       tuple(judged), flip=flip)
     if verdict == NOT_TESTABLE:
         evidence = " | ".join(f"{r.reading}: {r.evidence}" for r in judged)
     else:
         evidence = "; ".join(f"{r.verdict} under '{r.reading}'" for r in judged)
+        undecided = [r.reading for r in judged if r.verdict not in DECIDED]
+        if verdict in DECIDED and undecided:
+            evidence += ("; undecided, so not counted: " + "; ".join(f"'{u}'" for u in undecided))
     return Verdict(text, verdict, evidence, "; ".join(dict.fromkeys(r.test for r in judged if r.test)),
                    "; ".join(r.reading for r in judged),
-                   min(r.p_support for r in judged), min(r.p_contradict for r in judged), tuple(judged))
+                   min(r.p_support for r in judged), min(r.p_contradict for r in judged),
+                   tuple(judged), flip=flip)
 
 
 def _runs_needed(outcome: Outcome, level: float) -> str:

@@ -31,6 +31,13 @@ class Reading:
 
     text: str
     check: Callable[..., Any]
+    margin: float | None = None
+    """The margin the check was built with (the claim's word's, :mod:`~dpbandits.reproduce.lexicon`)."""
+    build: Callable[[float], Callable[..., Any]] | None = None
+    """The same check at another margin (for the flip point); None for a word with no margin."""
+    low: float = 0.0
+    """The smallest meaningful margin (1 for an equivalence, whose margin is a ratio within
+    [1/m, m])."""
 
 
 @dataclass(frozen=True)
@@ -38,11 +45,14 @@ class Claim:
     """One of the paper's claims about an experiment (or one of our own checks, ``ours``), with
     the paper's sentence, where it stands, and every reasonable reading of it.
 
-    The claim is ``contradicted`` only when every reading contradicts it; when the readings
-    disagree its verdict is ``depends on reading`` (:func:`~dpbandits.reproduce.claims.combine`)."""
+    Its verdict combines its readings' over the decided ones only
+    (:func:`~dpbandits.reproduce.claims.combine`)."""
 
     text: str
     readings: tuple[Reading, ...]
+    word: str = ""
+    """The outcome word of the paper's sentence, a key of
+    :data:`~dpbandits.reproduce.lexicon.WORDS` (empty for our own checks)."""
     quote: str = ""
     """The paper's own sentence, verbatim (empty for our own checks)."""
     where: str = ""

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import numpy as np
 
 from ..files import write_atomically
-from .claims import ALPHA, Cells, Verdict
+from .claims import ALPHA, NEAR_MARGIN, SEEDS, Cells, Verdict
 from .experiment import Experiment
 
-__all__ = ["write_csv", "plot", "page"]
+__all__ = ["write_csv", "plot", "page", "page_json", "VERDICT_RULE"]
 
 
 def write_csv(path: Path, cells: Cells) -> Path:
@@ -126,11 +127,11 @@ def page(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verd
         lines.append(f"- The paper states no number of repetitions; at full size we run {full_runs}.")
     if e.note:
         lines.append(f"- Note: {e.note}")
-    lines += ["", VERDICT_RULE.format(alpha=ALPHA), ""]
+    lines += ["", VERDICT_RULE, ""]
     paper = [c for c in e.claims if not c.ours]
     mine = [c for c in e.claims if c.ours]
     if paper:
-        lines += _table("claim of the paper", verdicts)
+        lines += _table("claim of the paper", verdicts, paper)
         lines += ["", "How each claim is read and tested:", ""]
         lines += [_reading(claim, v) for claim, v in zip(paper, verdicts)]
     else:
@@ -139,7 +140,7 @@ def page(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verd
         lines += ["", _not_our_artefact(e)]
     if mine:
         lines += ["", "Our own checks (not claims of the paper; judged and counted apart):", ""]
-        lines += _table("our check", checks)
+        lines += _table("our check", checks, mine)
         lines += [""] + [_reading(claim, v) for claim, v in zip(mine, checks)]
     if below:
         lines += ["", f"This run is below the paper's size (T = {full_T:,}, {full_runs} runs, "
@@ -148,17 +149,26 @@ def page(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verd
     axes = {"log-x": "logarithmic x axis", "linear": "linear axes", "log-log": "logarithmic axes"}[e.axes]
     lines += ["", f"![{e.name}]({e.name}.png)", "",
               f"Figure: {axes}, shaded 95% confidence bands of the mean over runs. "
-              f"Numbers: `{e.name}.csv`."]
+              f"Numbers: `{e.name}.csv`; every claim's quote, word, readings, margins, verdicts "
+              f"and flip points: `{e.name}.json`."]
     return "\n".join(lines) + "\n"
 
 
 VERDICT_RULE = (
-    "Each claim quotes the paper and lists every reasonable reading of it (direction, quantity, "
-    "margin, horizon, unstated parameters); each reading is a stated test over the runs, and the "
-    "readings of this page are corrected together for multiplicity (Holm, family-wise level "
-    "{alpha:g}). A claim is `supported`, `contradicted` or `inconclusive at this size` only when "
-    "every reading says so, and `depends on reading` when they differ; `not testable` says why "
-    "(docs/findings.md lists the contradictions that survive every reading).")
+    f"**How words become verdicts.** Each claim quotes the paper and names its outcome word; the "
+    f"word's test and margin are the same for every paper (docs/lexicon.md). Its readings differ "
+    f"only in what the paper leaves unstated (a parameter, a rule, a horizon). The readings of "
+    f"this page are corrected together for multiplicity (Holm, family-wise level {ALPHA:g}). "
+    f"**The rule**, over the decided readings only: every decided reading supports, `supported`; "
+    f"every decided reading contradicts, `contradicted` (the undecided readings are named); some "
+    f"support and some contradict, `depends on reading`; none decided, `inconclusive at this "
+    f"size` (with the runs that would decide). A reading that passes a test that could not have "
+    f"failed (a vacuous comparison, or our stand-in playing almost uniformly) is `could not "
+    f"fail` and is not counted as support; `not testable` names the absent data. Each claim "
+    f"prints the margin (or level) at which its verdict would flip; a decided verdict within a "
+    f"factor {NEAR_MARGIN:g} of its flip point (for a word with no margin, a level within a "
+    f"factor 2 of {ALPHA:g}) is run again on seeds "
+    f"{SEEDS[0]}-{SEEDS[-1]}, and is `inconclusive at this size` if it changes with the seed.")
 
 
 def _not_our_artefact(e: Experiment) -> str:
@@ -166,8 +176,9 @@ def _not_our_artefact(e: Experiment) -> str:
     beside ours (top of the page), every reading and each unstated parameter run (above), and
     the evidence that the curves are the papers' algorithms."""
     algorithms = sorted({line.algorithm for line in e.lines})
-    return ("**Before quoting a contradiction**: every reading listed above contradicts it, "
-            "including each value of a parameter the paper leaves unstated; the paper's stated "
+    return ("**Before quoting a contradiction**: every decided reading listed above contradicts "
+            "it (the undecided ones are named), each at the margin its word fixes, and the flip "
+            "point says at which margin it would not; the paper's stated "
             "size is beside ours at the top of this page. The curves are the reference "
             "implementations, line-tagged to the papers' pseudocode ("
             + ", ".join(f"docs/algorithms/{a}.md" for a in algorithms)
@@ -177,24 +188,60 @@ def _not_our_artefact(e: Experiment) -> str:
             "each contradiction that survives, with its evidence.")
 
 
-def _table(head: str, verdicts: list[Verdict]) -> list[str]:
-    rows = [f"| {head} | our verdict | evidence |", "|---|---|---|"]
-    for v in verdicts:
+def _table(head: str, verdicts: list[Verdict], claims) -> list[str]:
+    rows = [f"| {head} | word | our verdict | flips at | evidence |", "|---|---|---|---|---|"]
+    for claim, v in zip(claims, verdicts):
         evidence = v.evidence if len(v.readings) <= 1 else v.evidence + " (each below)"
-        rows.append(f"| {_cell(v.text)} | **{v.verdict}** | {_cell(evidence)} |")
+        flip = v.flip.text() if v.flip is not None else ""
+        rows.append(f"| {_cell(v.text)} | {_cell(claim.word) or '-'} | **{v.verdict}** | "
+                    f"{_cell(flip) or '-'} | {_cell(evidence)} |")
     return rows
 
 
 def _reading(claim, v: Verdict) -> str:
     said = f" The paper ({claim.where}): \"{claim.quote}\"" if claim.quote else ""
-    why = f" Why these readings: {claim.why}." if claim.why else ""
-    text = f"- *{_cell(v.text)}*.{said}{why}"
+    word = f" Word: *{claim.word}*." if claim.word else ""
+    why = f" Why: {claim.why}." if claim.why else ""
+    text = f"- *{_cell(v.text)}*.{said}{word}{why}"
+    if v.flip is not None and v.flip.text():
+        text += f" Flip point of the claim: {v.flip.text()}."
+    if v.seeds:
+        text += " Near its flip point, run on seeds " + ", ".join(
+            f"{s} ({x})" for s, x in v.seeds) + "."
     for r in v.readings:
         test = f" Test: {r.test}." if r.test else ""
-        numbers = f" {r.evidence}." if len(v.readings) > 1 or r.verdict == "not testable" else ""
-        text += f"\n    - Reading: {_cell(r.reading)} — **{r.verdict}**.{numbers}{test}"
+        margin = f" Margin {r.margin:.4g}." if r.margin is not None else ""
+        numbers = f" {r.evidence}." if r.evidence else ""
+        flip = f" Flip point: {r.flip.text()}." if r.flip is not None and r.flip.text() and len(v.readings) > 1 else ""
+        power = f" Power: {r.power}." if r.power else ""
+        text += f"\n    - Reading: {_cell(r.reading)} — **{r.verdict}**.{margin}{numbers}{flip}{power}{test}"
     return text
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def page_json(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verdict],
+              size: str, seed: int) -> str:
+    """The page's claims as data: each claim's quote, word, readings (test, margin, verdict, flip
+    point, power) and verdict; our own checks apart."""
+    def claim(c, v: Verdict) -> dict:
+        return dict(text=v.text, quote=c.quote, where=c.where, word=c.word, verdict=v.verdict,
+                    flip=v.flip.to_dict() if v.flip else None,
+                    flip_text=v.flip.text() if v.flip else "", seeds=[list(x) for x in v.seeds],
+                    evidence=v.evidence, readings=[r.to_dict() for r in v.readings])
+
+    paper = [c for c in e.claims if not c.ours]
+    mine = [c for c in e.claims if c.ours]
+    data = dict(experiment=e.name, paper=e.paper, figure=e.figure, size=size, seed=seed,
+                horizon=cells.horizon, runs=cells.runs, rule=VERDICT_RULE,
+                claims=[claim(c, v) for c, v in zip(paper, verdicts)],
+                our_checks=[claim(c, v) for c, v in zip(mine, checks)])
+    return json.dumps(data, indent=1, default=_plain) + "\n"
+
+
+def _plain(x):
+    if isinstance(x, (np.floating, np.integer)):
+        return x.item()
+    raise TypeError(f"not JSON: {type(x).__name__}")

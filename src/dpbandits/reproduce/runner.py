@@ -24,10 +24,11 @@ import numpy as np
 from ..errors import DPBanditsError, check_positive_int
 from ..pools import process_pool
 from ..files import write_atomically
-from .claims import Cells, Verdict, judge
-from .experiment import SIZES, Experiment, Line
+from .claims import (CONTRADICTED, DEPENDS, INCONCLUSIVE, SEEDS, SUPPORTED, Cells, Page, Tested,
+                     Verdict)
+from .experiment import SIZES, Claim, Experiment, Line
 from .experiments import get_experiment
-from .page import page, plot, write_csv
+from .page import page, page_json, plot, write_csv
 
 CELL_FORMAT = 2
 """Part of every cell's key: cells written by an older layout are simulated again."""
@@ -184,17 +185,22 @@ def reproduce_many(names: Sequence[str], out: str | Path, *, size: str = "defaul
                 owner[job.path] = e.name
     seconds = {e.name: 0.0 for e in experiments}
     _run_jobs(sorted(missing.values(), key=lambda j: -j.cost), workers, client, say, owner, seconds)
-    results = []
+    judged = []
     for e, setting, jobs in plans:
-        folder = folder_of(e.name)
-        folder.mkdir(parents=True, exist_ok=True)
         data = {}
         for job in jobs:
             cell = _load_cell(job.path, job.key)
             if cell is None:
                 raise DPBanditsError(f"cell {job.path.name} was not written; run again to resume")
             data[(job.line.label, job.epsilon)] = cell
-        results.append(_conclude(e, setting, data, size, seed, folder, seconds[e.name]))
+        judged.append(_judge(e, setting, data))
+    _reseed(judged, size, seed, cell_dir, movielens, backend, workers, client, say, seconds)
+    results = []
+    for (e, setting, _), (cells, verdicts, checks, _, _) in zip(plans, judged):
+        folder = folder_of(e.name)
+        folder.mkdir(parents=True, exist_ok=True)
+        results.append(_write(e, cells, verdicts, checks, size, seed, setting, folder,
+                              seconds[e.name]))
     return results
 
 
@@ -214,20 +220,99 @@ def _run_jobs(jobs: list[_Job], workers: int, client, say, owner: dict, seconds:
             done(futures[future], future.result(), i + 1)
 
 
-def _conclude(e: Experiment, setting: str, data: dict, size: str, seed: int, folder: Path,
-              seconds: float) -> Reproduction:
+def _page(claims: list[Claim], cells: Cells) -> Page:
+    def tested(r) -> Tested:
+        at = (lambda m, r=r: r.build(m)(cells)) if r.build is not None else None
+        return Tested(r.text, r.check(cells), r.margin, at)
+
+    return Page([(c.text, [tested(r) for r in c.readings]) for c in claims])
+
+
+def _judge(e: Experiment, setting: str, data: dict):
+    """The page's cells, its claims' and our checks' verdicts, and what a re-run on other seeds
+    needs: the paper's claims' :class:`Page` and the cells each claim read."""
     epsilons = tuple(dict.fromkeys(eps for _, eps in data))
     cells = Cells(data, replace(e, epsilons=epsilons, setting=setting))
-    def judged(claims) -> list[Verdict]:
-        return judge([(c.text, [(r.text, r.check(cells)) for r in c.readings]) for c in claims])
+    paper = [c for c in e.claims if not c.ours]
+    used = []
+    for c in paper:                               # which cells each claim reads
+        cells.data.used = set()
+        for r in c.readings:
+            r.check(cells)
+        used.append(set(cells.data.used))
+    judged = _page(paper, cells)
+    verdicts = judged.verdicts()
+    checks = [replace(v, ours=True) for v in _page([c for c in e.claims if c.ours], cells).verdicts()]
+    return cells, verdicts, checks, judged, used
 
-    verdicts = judged([c for c in e.claims if not c.ours])
-    checks = [replace(v, ours=True) for v in judged([c for c in e.claims if c.ours])]
-    below = size != "full" or epsilons != e.epsilons
+
+NEAR = (SUPPORTED, CONTRADICTED, DEPENDS)
+
+
+def _reseed(judged: list, size: str, seed: int, cell_dir: Path, movielens, backend: str,
+            workers: int, client, say, seconds: dict) -> None:
+    """Each decided claim near its flip point runs again on the other seeds of
+    :data:`~dpbandits.reproduce.claims.SEEDS` (its cells only, shared between claims and pages);
+    if its verdict changes with the seed it becomes ``inconclusive at this size``. Only the seed-0
+    run of the default does this (another seed is itself one of the replicates)."""
+    if seed != SEEDS[0]:
+        return
+    wanted = []
+    for k, (cells, verdicts, _, page_, used) in enumerate(judged):
+        e = cells.experiment
+        for i, v in enumerate(verdicts):
+            if v.verdict in NEAR and v.flip is not None and v.flip.near():
+                wanted.append((k, i))
+    if not wanted:
+        return
+    jobs, owner = {}, {}
+    lines_of = lambda e: {line.label: line for line in e.lines}
+    for k, i in wanted:
+        cells = judged[k][0]
+        e = cells.experiment
+        T, runs = cells.horizon, cells.runs
+        for s in SEEDS[1:]:
+            for label, eps in judged[k][4][i]:
+                job = _job(e, lines_of(e)[label], eps, T, runs, s, e.setting, cell_dir, movielens, backend)
+                if job.path not in jobs and _load_cell(job.path, job.key) is None:
+                    jobs[job.path] = job
+                    owner[job.path] = e.name
+    _run_jobs(sorted(jobs.values(), key=lambda j: -j.cost), workers, client, say, owner, seconds)
+    for k, i in wanted:
+        cells, verdicts, checks, page_, used = judged[k]
+        e = cells.experiment
+        claim = [c for c in get_experiment(e.name).claims if not c.ours][i]
+        T, runs = cells.horizon, cells.runs
+        seen = [(SEEDS[0], verdicts[i].verdict)]
+        for s in SEEDS[1:]:
+            data = {}
+            for label, eps in used[i]:
+                job = _job(e, lines_of(e)[label], eps, T, runs, s, e.setting, cell_dir, movielens, backend)
+                cell = _load_cell(job.path, job.key)
+                if cell is None:
+                    raise DPBanditsError(f"cell {job.path.name} was not written; run again to resume")
+                data[(label, eps)] = cell
+            other = Cells(data, e)
+            seen.append((s, page_.verdict_with(i, [r.check(other) for r in claim.readings])))
+        v = verdicts[i]
+        changed = len({x for _, x in seen}) > 1
+        evidence = v.evidence
+        if changed:
+            evidence = (f"near its flip point, and its verdict changes with the seed ("
+                        + ", ".join(f"seed {s}: {x}" for s, x in seen) + "); at seed 0: " + v.evidence)
+        verdicts[i] = replace(v, verdict=INCONCLUSIVE if changed else v.verdict, evidence=evidence,
+                              seeds=tuple(seen))
+
+
+def _write(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verdict], size: str,
+           seed: int, setting: str, folder: Path, seconds: float) -> Reproduction:
+    below = size != "full" or cells.experiment.epsilons != e.epsilons
     text = page(e, cells, verdicts, checks, size, setting, seed)
     paths = [write_csv(folder / f"{e.name}.csv", cells), plot(folder / f"{e.name}.png", cells)]
     write_atomically(folder / f"{e.name}.md", text)
     paths.append(folder / f"{e.name}.md")
+    write_atomically(folder / f"{e.name}.json", page_json(e, cells, verdicts, checks, size, seed))
+    paths.append(folder / f"{e.name}.json")
     return Reproduction(e.name, size, text, paths, verdicts, checks, round(seconds, 1), below)
 
 

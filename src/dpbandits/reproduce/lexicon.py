@@ -1,0 +1,104 @@
+"""One meaning per word: each word the papers use for an outcome, with its one test and one margin.
+
+A claim names its word (:attr:`~dpbandits.reproduce.experiment.Claim.word`); its readings differ
+only in what the paper leaves unstated (a parameter, a rule, a horizon), never in the margin,
+which is the word's. The margins are justified once, on the documentation page *The lexicon*
+(docs/lexicon.md), and every page prints the margin at which each verdict would flip, so that a
+reader with another threshold reads the answer off the page.
+
+Most words compare ratios of mean final regret (on the matroid figures, whose plotted quantity is
+the per-round return f* - R_n / n, the ratio of the plotted shortfalls from the optimal return is
+the same ratio of regrets), and those share one margin, :data:`CLOSE`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import checks
+from .experiment import Reading
+
+__all__ = ["CLOSE", "CONSISTENT", "Word", "WORDS", "read"]
+
+CLOSE = 1.25
+"""The closeness margin: two quantities are close when their ratio lies within [1/1.25, 1.25]
+(docs/lexicon.md says why)."""
+
+CONSISTENT = 664.5 / 15_000
+"""'Consistent' across runs, in units of uniform play's regret: the one number a paper gives, a
+best-to-worst range under 664.5 at T = 100,000 in Tossou & Dimitrakakis's 2-arm scenario (Sec.
+4), where uniform play loses 100,000 x 0.15 = 15,000."""
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word of the lexicon: its test, its margin and the margin's unit."""
+
+    word: str
+    test: str
+    margin: float | None
+    """The margin, the same for every paper (None: a sign test with no margin; its flip point is
+    the family-wise level at which the verdict would change)."""
+    unit: str = ""
+    """What the margin measures."""
+    symmetric: bool = False
+    """An equivalence (a ratio within [1/m, m]): only margins of at least 1 mean anything."""
+
+
+def _w(word: str, test: str, margin: float | None, unit: str = "ratio of mean final regrets",
+       symmetric: bool = False) -> Word:
+    return Word(word, test, margin, unit, symmetric)
+
+
+WORDS: dict[str, Word] = {w.word: w for w in (
+    _w("better", "A's mean final regret at most m x B's, one-sided, in every panel named", 1.0),
+    _w("outperforms", "as 'better'", 1.0),
+    _w("significantly better", "A's mean final regret at most m x B's, one-sided: better by more "
+       "than the closeness margin (m = 1/1.25)", 1 / CLOSE),
+    _w("worse", "A's mean final regret at least m x each other curve's, one-sided", 1.0),
+    _w("similar", "A's mean final regret within [B/m, m B] (two one-sided tests)", CLOSE, symmetric=True),
+    _w("comparable", "A's mean final regret (on a return plot: its shortfall from the optimal "
+       "return) at most m x B's, one-sided", CLOSE),
+    _w("competitive", "as 'comparable'", CLOSE),
+    _w("approaches", "approaching a curve: A's mean final regret (shortfall) at most m x the "
+       "curve's at the largest epsilon named", CLOSE),
+    _w("approaches the optimum", "the plotted per-round return's shortfall from the optimal "
+       "return at n at most 1/m of its shortfall at n/2", CLOSE, "ratio of per-round shortfalls"),
+    _w("performs well", "A's mean final regret at most m x each other plotted curve's", CLOSE),
+    _w("does not perform well", "A's mean final regret at least m x each other plotted curve's",
+       CLOSE),
+    _w("decreases", "the per-run least-squares slope of final regret on ln epsilon has the "
+       "stated sign", None, "family-wise level"),
+    _w("stays flat", "mean final regret within a factor m between every two epsilons", CLOSE, symmetric=True),
+    _w("does not increase", "the gap at T at most m x the gap at T/2", CLOSE,
+       "ratio of gaps, T against T/2"),
+    _w("eventually catches", "the early curve below the late one at some round up to T/10, and "
+       "the late curve's regret at T at most m x the early one's", CLOSE),
+    _w("under", "the best-to-worst range of final regret over the paper's number of runs at "
+       "most the paper's number N (m = N)", None, "the paper's number"),
+    _w("consistent", "the best-to-worst range of final regret over the paper's runs at most m x "
+       "uniform play's regret", CONSISTENT, "fraction of uniform play's regret"),
+    _w("reaches", "the best-to-worst range of final regret over the paper's runs at least N / m",
+       CLOSE, "ratio to the paper's number"),
+    _w("reported count", "the per-run count's mean within [N/m, m N] (two one-sided tests)", CLOSE,
+       "ratio to the paper's number", symmetric=True),
+    _w("converges", "the plotted R_n / ln n at n within a factor m of its value at n/10 (the "
+       "plot's last decade), either way", CLOSE, "ratio over the last decade", symmetric=True),
+    _w("different", "two curves' plotted R_n / ln n at n differ by more than a factor m", CLOSE, symmetric=True),
+    _w("linear in", "the exponent b of c + a x^b fitted to the mean curve within [1/m, m]", CLOSE,
+       "ratio of exponent to 1", symmetric=True),
+)}
+"""Every word a claim may name, by word."""
+
+
+def read(text: str, build: Callable[[float], checks.Check] | checks.Check, word: str,
+         margin: float | None = None) -> Reading:
+    """A reading of a claim naming ``word``: ``build(m)`` is its check at margin ``m``; the margin
+    is the word's unless the word takes the paper's own number (``under``). A word with no margin
+    takes the check itself."""
+    entry = WORDS[word]
+    m = entry.margin if margin is None else margin
+    if m is None:
+        return Reading(text, build, margin=None)
+    return Reading(text, build(m), margin=m, build=build, low=1.0 if entry.symmetric else 0.0)
