@@ -50,24 +50,26 @@ def test_summary_matches_its_parts(finished):
     assert f"{len(bounds['held'])} checks respected" in summary
     reproduced = json.loads((out / "parts" / "reproduce.json").read_text())["summary"]
     assert (f"{len(reproduced['supported'])} supported, {len(reproduced['contradicted'])} "
-            "contradicted under every reading") in summary
+            "contradicted") in summary
     assert f"{len(reproduced['depends'])} depending on the reading" in summary
+    assert f"{len(reproduced['could_not_fail'])} that could not fail" in summary
     assert not any(k in reproduced["supported"] + reproduced["contradicted"]
                    for k in reproduced["our_checks"])
     assert "`tossou2016-fig2a`" in summary            # the tiny budget runs below the paper's size
 
 
 @pytest.mark.exact
-def test_the_summary_counts_five_verdicts_and_keeps_our_checks_apart():
+def test_the_summary_counts_six_verdicts_and_keeps_our_checks_apart():
     from dpbandits.report import Part, summary
 
     s = {"supported": ["e: a", "e: b"], "contradicted": [], "depends": ["e: c"],
-         "inconclusive": ["e: d"], "not_testable": ["e: f"], "below_paper": [],
+         "inconclusive": ["e: d"], "could_not_fail": ["e: g"], "not_testable": ["e: f"],
+         "below_paper": [],
          "our_checks": {"e: bound": "supported", "f: bound": "inconclusive at this size"}}
     lines = summary([Part("reproduce", "", s)])
-    assert lines[0].startswith("- **The papers' experimental claims** (5,")
-    assert ("2 supported, 0 contradicted under every reading, 1 depending on the reading"
-            in lines[0])
+    assert lines[0].startswith("- **The papers' experimental claims** (6,")
+    assert "2 supported, 0 contradicted, 1 depending on the reading" in lines[0]
+    assert "1 that could not fail" in lines[0]
     assert "bound" not in lines[0]
     assert lines[1].startswith("- **Our own checks beside the experiments** (2; not claims")
     assert "1 supported, 1 inconclusive at this size" in lines[1]

@@ -41,7 +41,7 @@ import numpy as np
 from .experiment import Experiment
 
 __all__ = ["VERDICTS", "SUPPORTED", "CONTRADICTED", "DEPENDS", "INCONCLUSIVE", "NOT_TESTABLE",
-           "COULD_NOT_FAIL", "Tested", "Page", "NEAR_MARGIN", "NEAR_LEVEL", "SEEDS",
+           "COULD_NOT_FAIL", "CLOSE", "Tested", "Page", "NEAR_MARGIN", "NEAR_LEVEL", "SEEDS",
            "ALPHA", "Cells", "Component", "Outcome", "Verdict", "ReadingVerdict", "judge",
            "combine", "component", "any_of", "all_of"]
 
@@ -50,7 +50,11 @@ INCONCLUSIVE, NOT_TESTABLE = "inconclusive at this size", "not testable"
 COULD_NOT_FAIL = "could not fail"
 VERDICTS = (SUPPORTED, CONTRADICTED, DEPENDS, INCONCLUSIVE, COULD_NOT_FAIL, NOT_TESTABLE)
 DECIDED = (SUPPORTED, CONTRADICTED)
-NEAR_MARGIN = 1.05
+CLOSE = 1.25
+"""The closeness margin of the lexicon (:mod:`~dpbandits.reproduce.lexicon`, docs/lexicon.md):
+two quantities are close when their ratio lies within [1/1.25, 1.25]; a supported reading's power
+is stated against a truth beyond its margin by this factor."""
+NEAR_MARGIN = 1.1
 """A verdict is near its flip point when the margin at which it flips is within this factor of
 the word's margin (or, for a word with no margin, the level within a factor 2 of ``ALPHA``)."""
 NEAR_LEVEL = 2.0
@@ -533,7 +537,6 @@ def _power(o: Outcome, flip: Flip, level: float) -> str:
         support_edge = flip.below if flip.below is not None else flip.above
         z = norm.ppf(1 - level)
         width = abs(math.log(nearest / (support_edge if support_edge is not None else flip.at)))
-        from .lexicon import CLOSE
         power = float(norm.cdf(z * (2 * math.log(CLOSE) / max(width, 1e-12)) - z))
         return (f"about {power:.0%} to contradict it were the truth beyond the margin by the "
                 f"closeness factor 1.25 (normal approximation from the distance between the "

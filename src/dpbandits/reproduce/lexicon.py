@@ -17,13 +17,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import checks
+from .claims import CLOSE
 from .experiment import Reading
 
 __all__ = ["CLOSE", "CONSISTENT", "Word", "WORDS", "read"]
-
-CLOSE = 1.25
-"""The closeness margin: two quantities are close when their ratio lies within [1/1.25, 1.25]
-(docs/lexicon.md says why)."""
 
 CONSISTENT = 664.5 / 15_000
 """'Consistent' across runs, in units of uniform play's regret: the one number a paper gives, a

@@ -194,38 +194,61 @@ def reproduce_many(names: Sequence[str], out: str | Path, *, size: str = "defaul
                 raise DPBanditsError(f"cell {job.path.name} was not written; run again to resume")
             data[(job.line.label, job.epsilon)] = cell
         judged.append(_judge(e, setting, data))
-    _reseed(judged, size, seed, cell_dir, movielens, backend, workers, client, say, seconds)
-    results = []
-    for (e, setting, _), (cells, verdicts, checks, _, _) in zip(plans, judged):
+    wanted, jobs, owner = _near(judged, seed, cell_dir, movielens, backend)
+    results: dict[str, Reproduction] = {}
+
+    def write(k: int) -> None:
+        (e, setting, _), (cells, verdicts, checks, _, _) = plans[k], judged[k]
         folder = folder_of(e.name)
         folder.mkdir(parents=True, exist_ok=True)
-        results.append(_write(e, cells, verdicts, checks, size, seed, setting, folder,
-                              seconds[e.name]))
-    return results
+        results[e.name] = _write(e, cells, verdicts, checks, size, seed, setting, folder,
+                                 seconds[e.name])
+
+    waiting = {k for k, _ in wanted}
+    # the pages no re-run touches are written while the re-run cells simulate
+    _run_jobs(sorted(jobs.values(), key=lambda j: -j.cost), workers, client, say, owner, seconds,
+              meanwhile=lambda: [write(k) for k in range(len(plans)) if k not in waiting])
+    _reseed(judged, wanted, cell_dir, movielens, backend)
+    for k in sorted(waiting):
+        write(k)
+    return [results[e.name] for e, _, _ in plans]
 
 
-def _run_jobs(jobs: list[_Job], workers: int, client, say, owner: dict, seconds: dict) -> None:
+def _run_jobs(jobs: list[_Job], workers: int, client, say, owner: dict, seconds: dict,
+              meanwhile: Callable[[], Any] | None = None) -> None:
+    """Simulate ``jobs`` (largest first); ``meanwhile`` runs in this process while the workers
+    simulate (or before, on one worker)."""
     def done(job: _Job, took: float, i: int) -> None:
         seconds[owner[job.path]] += took
         say(f"[{i}/{len(jobs)}] {owner[job.path]}: {job.line.label}, epsilon = {job.epsilon:g} "
             f"(T = {job.key['T']}, {job.key['runs']} runs) in {took:.1f} s")
 
     if workers == 1 or client is not None or len(jobs) <= 1:
+        if meanwhile is not None:
+            meanwhile()
         for i, job in enumerate(jobs):
             done(job, _simulate_cell(job, client), i + 1)
         return
     with process_pool(min(workers, len(jobs))) as pool:
         futures = {pool.submit(_simulate_cell, job): job for job in jobs}
+        if meanwhile is not None:
+            meanwhile()
         for i, future in enumerate(as_completed(futures)):
             done(futures[future], future.result(), i + 1)
 
 
-def _page(claims: list[Claim], cells: Cells) -> Page:
+def _page(claims: list[Claim], cells: Cells) -> tuple[Page, list[set]]:
+    """The claims judged together, and the cells each claim's readings read."""
     def tested(r) -> Tested:
         at = (lambda m, r=r: r.build(m)(cells)) if r.build is not None else None
-        return Tested(r.text, r.check(cells), r.margin, at)
+        return Tested(r.text, r.check(cells), r.margin, at, r.low)
 
-    return Page([(c.text, [tested(r) for r in c.readings]) for c in claims])
+    judged, used = [], []
+    for c in claims:
+        cells.data.used = set()
+        judged.append((c.text, [tested(r) for r in c.readings]))
+        used.append(set(cells.data.used))
+    return Page(judged), used
 
 
 def _judge(e: Experiment, setting: str, data: dict):
@@ -233,72 +256,66 @@ def _judge(e: Experiment, setting: str, data: dict):
     needs: the paper's claims' :class:`Page` and the cells each claim read."""
     epsilons = tuple(dict.fromkeys(eps for _, eps in data))
     cells = Cells(data, replace(e, epsilons=epsilons, setting=setting))
-    paper = [c for c in e.claims if not c.ours]
-    used = []
-    for c in paper:                               # which cells each claim reads
-        cells.data.used = set()
-        for r in c.readings:
-            r.check(cells)
-        used.append(set(cells.data.used))
-    judged = _page(paper, cells)
-    verdicts = judged.verdicts()
-    checks = [replace(v, ours=True) for v in _page([c for c in e.claims if c.ours], cells).verdicts()]
-    return cells, verdicts, checks, judged, used
+    page_, used = _page([c for c in e.claims if not c.ours], cells)
+    verdicts = page_.verdicts()
+    checks = [replace(v, ours=True) for v in _page([c for c in e.claims if c.ours], cells)[0].verdicts()]
+    return cells, verdicts, checks, page_, used
 
 
 NEAR = (SUPPORTED, CONTRADICTED, DEPENDS)
 
 
-def _reseed(judged: list, size: str, seed: int, cell_dir: Path, movielens, backend: str,
-            workers: int, client, say, seconds: dict) -> None:
-    """Each decided claim near its flip point runs again on the other seeds of
-    :data:`~dpbandits.reproduce.claims.SEEDS` (its cells only, shared between claims and pages);
-    if its verdict changes with the seed it becomes ``inconclusive at this size``. Only the seed-0
-    run of the default does this (another seed is itself one of the replicates)."""
-    if seed != SEEDS[0]:
-        return
-    wanted = []
-    for k, (cells, verdicts, _, page_, used) in enumerate(judged):
-        e = cells.experiment
-        for i, v in enumerate(verdicts):
-            if v.verdict in NEAR and v.flip is not None and v.flip.near():
-                wanted.append((k, i))
-    if not wanted:
-        return
+def _near(judged: list, seed: int, cell_dir: Path, movielens, backend: str):
+    """The decided claims near their flip point ((page, claim) pairs) and the cells their re-run
+    on the other seeds of :data:`~dpbandits.reproduce.claims.SEEDS` needs (only the cells each
+    claim reads; shared between claims and pages; none when the run's own seed is not the first
+    of them, for another seed is itself one of the replicates)."""
+    wanted = [(k, i) for k, (_, verdicts, _, _, _) in enumerate(judged) for i, v in enumerate(verdicts)
+              if seed == SEEDS[0] and v.verdict in NEAR and v.flip is not None and v.flip.near()]
     jobs, owner = {}, {}
-    lines_of = lambda e: {line.label: line for line in e.lines}
     for k, i in wanted:
-        cells = judged[k][0]
-        e = cells.experiment
-        T, runs = cells.horizon, cells.runs
         for s in SEEDS[1:]:
-            for label, eps in judged[k][4][i]:
-                job = _job(e, lines_of(e)[label], eps, T, runs, s, e.setting, cell_dir, movielens, backend)
+            for job in _seed_jobs(judged[k], i, s, cell_dir, movielens, backend):
                 if job.path not in jobs and _load_cell(job.path, job.key) is None:
                     jobs[job.path] = job
-                    owner[job.path] = e.name
-    _run_jobs(sorted(jobs.values(), key=lambda j: -j.cost), workers, client, say, owner, seconds)
+                    owner[job.path] = judged[k][0].experiment.name
+    return wanted, jobs, owner
+
+
+def _seed_jobs(page: tuple, i: int, s: int, cell_dir: Path, movielens, backend: str) -> list[_Job]:
+    cells, used = page[0], page[4][i]
+    e = cells.experiment
+    lines = {line.label: line for line in e.lines}
+    return [_job(e, lines[label], eps, cells.horizon, cells.runs, s, e.setting, cell_dir, movielens,
+                 backend) for label, eps in sorted(used)]
+
+
+NEAR = (SUPPORTED, CONTRADICTED, DEPENDS)
+
+
+def _reseed(judged: list, wanted: list, cell_dir: Path, movielens, backend: str) -> None:
+    """Each claim of ``wanted`` judged again on the other seeds (its readings' outcomes on that
+    seed's cells, every other test of its page as at the first seed); if its verdict changes with
+    the seed it becomes ``inconclusive at this size``."""
     for k, i in wanted:
-        cells, verdicts, checks, page_, used = judged[k]
+        cells, verdicts, _, page_, _ = judged[k]
         e = cells.experiment
         claim = [c for c in get_experiment(e.name).claims if not c.ours][i]
-        T, runs = cells.horizon, cells.runs
         seen = [(SEEDS[0], verdicts[i].verdict)]
         for s in SEEDS[1:]:
             data = {}
-            for label, eps in used[i]:
-                job = _job(e, lines_of(e)[label], eps, T, runs, s, e.setting, cell_dir, movielens, backend)
+            for job in _seed_jobs(judged[k], i, s, cell_dir, movielens, backend):
                 cell = _load_cell(job.path, job.key)
                 if cell is None:
                     raise DPBanditsError(f"cell {job.path.name} was not written; run again to resume")
-                data[(label, eps)] = cell
+                data[(job.line.label, job.epsilon)] = cell
             other = Cells(data, e)
             seen.append((s, page_.verdict_with(i, [r.check(other) for r in claim.readings])))
         v = verdicts[i]
         changed = len({x for _, x in seen}) > 1
         evidence = v.evidence
         if changed:
-            evidence = (f"near its flip point, and its verdict changes with the seed ("
+            evidence = ("near its flip point, and its verdict changes with the seed ("
                         + ", ".join(f"seed {s}: {x}" for s, x in seen) + "); at seed 0: " + v.evidence)
         verdicts[i] = replace(v, verdict=INCONCLUSIVE if changed else v.verdict, evidence=evidence,
                               seeds=tuple(seen))
