@@ -19,7 +19,7 @@ from .claims import Cells, Check, Component, Outcome, all_of, any_of, component
 __all__ = ["ratio_at_most", "ratio_at_least", "ratio_within", "flat_in_epsilon", "trend_down",
            "growth_at_most", "shortfall_falls", "early_lead_then_caught", "below_bound",
            "range_at_most", "range_at_least", "value_within", "converges", "ratio_outside",
-           "power_law_exponent", "per_log_n", "on_real_data", "both", "not_testable", "uniform_regret",
+           "power_law_exponent", "per_log_n", "quantity_within", "return_rise", "on_real_data", "both", "not_testable", "uniform_regret",
            "degenerate"]
 
 PAIRED = ("one-sided t-tests on per-run differences (run i of every curve sees the same reward "
@@ -159,6 +159,30 @@ def ratio_outside(quantity: Callable[[Cells, str], np.ndarray], name: str, a: st
                        f"{name}: {a} {_fmt(x.mean())}, {b} {_fmt(y.mean())} (ratio "
                        f"{_fmt(x.mean() / y.mean()) if y.mean() > 0 else 'inf'})")
     return check
+
+
+def quantity_within(quantity: Callable[[Cells, str], np.ndarray], name: str, a: str, b: str,
+                    m: float) -> Check:
+    """Equivalence of a per-run ``quantity`` of two curves: ``b / m <= a <= m b`` in mean (TOST on
+    ``m b - a`` and ``a - b / m``); contradicted when one of them is significantly negative."""
+    def check(cells: Cells) -> Outcome:
+        x, y = quantity(cells, a), quantity(cells, b)
+        return Outcome((component(f"{m:.4g} {b} - {a} ({name})", m * y - x),
+                        component(f"{a} - {b} / {m:.4g} ({name})", x - y / m)),
+                       (component(f"{a} - {m:.4g} {b} ({name})", x - m * y),
+                        component(f"{b} / {m:.4g} - {a} ({name})", y / m - x)),
+                       f"two one-sided tests (TOST) for a ratio of mean {name} within "
+                       f"[1/{m:.4g}, {m:.4g}]; {PAIRED}",
+                       f"{name}: {a} {_fmt(x.mean())}, {b} {_fmt(y.mean())} (ratio "
+                       f"{_fmt(x.mean() / y.mean()) if y.mean() > 0 else 'inf'})")
+    return check
+
+
+def return_rise(cells: Cells, label: str) -> np.ndarray:
+    """Each run's rise of the plotted per-round return over the last half of the horizon,
+    R_{n/2} / (n/2) - R_n / n (at the experiment's first epsilon)."""
+    eps, n = cells.experiment.epsilons[0], cells.horizon
+    return cells.per_run(label, eps, 0.5) / (n / 2) - cells.finals(label, eps) / n
 
 
 def flat_in_epsilon(label: str, m: float) -> Check:
