@@ -1,9 +1,9 @@
 """``dpbandits reproduce``: an experiment of the papers, with plots, CSV and a page of verdicts.
 
-Each of the paper's claims about the experiment is quoted on the page with every reasonable
-reading of it, each a stated test over the runs; the claim is supported, contradicted or
-inconclusive at this size when all its readings agree, depends on reading when they do not, or is
-not testable (:func:`dpbandits.reproduce.reproduce`). Our own checks are listed apart. ``--all`` runs every experiment, sharing cells, and
+Each of the paper's claims about the experiment is quoted on the page with its outcome word (one
+test and one margin for every paper, docs/lexicon.md) and its readings, each a stated test over
+the runs; the claim's verdict is taken over its decided readings, with the margin at which it
+would flip (:func:`dpbandits.reproduce.reproduce`). Our own checks are listed apart. ``--all`` runs every experiment, sharing cells, and
 prints each experiment's time and the total; ``--full`` is the paper's size.
 """
 

@@ -1,25 +1,29 @@
-"""How a claim is judged: per-run tests under each of its readings, and one robust verdict.
+"""How a claim is judged: per-run tests under each of its readings, one rule over the decided
+readings, the margin at which the verdict flips.
 
-A claim of a paper is a sentence; a **reading** commits it to a direction, a quantity, a margin
-and a horizon, and a check (:mod:`~dpbandits.reproduce.checks`) turns the reading into an
-:class:`Outcome`: the one-sided tests whose rejection would *support* the claim and those whose
-rejection would *contradict* it, each a t-test on per-run values, with the test in words.
-:func:`judge` gives each reading a verdict at family-wise level ``alpha`` (Holm's step-down
-correction over every p-value of every reading of the page, :func:`dpbandits.multiplicity.holm`):
+A claim of a paper is a sentence with an outcome word; the lexicon
+(:mod:`~dpbandits.reproduce.lexicon`) gives the word one test and one margin, and a **reading**
+fixes what the paper leaves unstated (a parameter, a rule, a horizon). A check
+(:mod:`~dpbandits.reproduce.checks`) turns the reading into an :class:`Outcome`: the one-sided
+tests whose rejection would *support* the claim and those whose rejection would *contradict* it,
+each a t-test on per-run values (or an exact decision on the observed runs), with the test in
+words. :class:`Page` gives each reading a verdict at family-wise level ``alpha`` (Holm's
+step-down correction over every p-value of every reading of the page,
+:func:`dpbandits.multiplicity.holm`):
 
-* ``supported``: the data are significantly in the reading's direction (every component, an
-  intersection-union test, so no correction is needed inside a reading);
+* ``supported``: the data are significantly on the claim's side of the margin (every component,
+  an intersection-union test, so no correction is needed inside a reading), with its power;
 * ``contradicted``: significantly the other way for at least one component (Bonferroni over the
   components inside the reading);
+* ``could not fail``: supported by a test that could not have failed (a comparison with a
+  stand-in that plays almost uniformly, or no margin near the word's would contradict it);
 * ``inconclusive at this size``: neither, with the number of runs per curve that would decide it,
   estimated from the observed mean and spread (80% power at the Bonferroni level of the page);
-* ``not testable``: only for claims no simulation (or no data we have) can test, with the reason.
+* ``not testable``: the data or quantity is absent, named.
 
-The claim's verdict is robust to the reading: it is ``supported``, ``contradicted`` or
-``inconclusive at this size`` only when every listed reading says so, and ``depends on reading``
-otherwise, naming which reading gives which verdict (:func:`combine`). A contradiction therefore
-stands only if no reasonable reading (margin, unstated parameter, alternative quantity the text
-allows) saves the claim.
+The claim's verdict is taken over its decided readings only (:func:`combine`), and each claim and
+reading carries the margin (or, for a word with no margin, the level) at which it would flip
+(:class:`Flip`).
 
 **Paired runs.** Every curve of an experiment runs with the same seed, so run ``i`` of each curve
 (and of each epsilon) sees the same reward draws (:mod:`dpbandits.reference.engine`, seeding).

@@ -65,6 +65,16 @@ def _approaches(labels: tuple[str, ...], quote: str, where: str, real: bool = Fa
                      "shortfall falls over the plot's last half")
 
 
+def _similar_growth(a: str, b: str, quote: str, where: str) -> Claim:
+    return Claim(f"{a} and {b} have a similar growth rate in terms of the return",
+                 (read("the rise of the plotted return over the plot's last half",
+                       lambda m: quantity_within(return_rise, "rise of the per-round return from "
+                                                 "n/2 to n", a, b, m), "similar"),),
+                 word="similar", quote=quote, where=where,
+                 why="an equivalence (both directions) of the growth the sentence names: how much "
+                     "each curve's plotted return rises over the last half of the horizon")
+
+
 def _ordered(label: str, quote: str, where: str) -> Claim:
     return Claim(f"the performance of {label} decreases as epsilon decreases",
                  (read("over the three epsilons of the figure", trend_down(label), "decreases"),),
@@ -89,13 +99,7 @@ def _experiments() -> list[Experiment]:
     fig1 = Experiment(
         "chandak2023-fig1", PAPER, "Fig. 1", synthetic,
         (_mat("dpucb-mat", "dpucb-mat"), Line("omm", "omm")), (2.0,), "time", _sizes(10_000, 100),
-        (Claim("DPUCB-MAT and OMM have a similar growth rate in terms of the return",
-               (read("the rise of the plotted return over the plot's last half",
-                     lambda m: quantity_within(return_rise, "rise of the per-round return from n/2 "
-                                               "to n", "dpucb-mat", "omm", m), "similar"),),
-               word="similar", quote=fig1_quote, where=fig1_where,
-               why="an equivalence (both directions) of the growth the sentence names: how much "
-                   "each curve's plotted return rises over the last half of the horizon"),
+        (_similar_growth("dpucb-mat", "omm", fig1_quote, fig1_where),
          _approaches(("dpucb-mat", "omm"), fig1_quote, fig1_where)),
         metric="return", axes="linear", runs_stated=False,
         paper_size=f"n = 10,000 rounds, epsilon = 2 (Sec. 5.1); {NO_RUNS}", note=CORRECTED)
@@ -131,7 +135,10 @@ def _experiments() -> list[Experiment]:
         "chandak2023-fig4", PAPER, "Fig. 4(a)", synthetic,
         (_mat("dpts-mat", "dpts-mat"), Line("cts", "cts")), (2.0,), "time", _sizes(10_000, 100),
         (_comparable("dpts-mat", "cts", app_a, "App. A, first paragraph (Fig. 4a)"),
-         _approaches(("dpts-mat",), app_a, "App. A, first paragraph (Fig. 4a)")),
+         _approaches(("dpts-mat",), app_a, "App. A, first paragraph (Fig. 4a)"),
+         _similar_growth("dpts-mat", "cts", "The results for DPTS-MAT, CTS, and Optimal Policy "
+                         "also show similar trends.", "Sec. 5.1, paragraph on Figure 1 (its "
+                         "last sentences, deferring these plots to App. A, Fig. 4a)")),
         metric="return", axes="linear", runs_stated=False, note=CORRECTED,
         paper_size=f"n = 10,000 rounds, epsilon = 2 (Sec. 5.1, App. A); {NO_RUNS}")
     fig4b = Experiment(
