@@ -385,10 +385,12 @@ def range_at_least(label: str, limit: float, runs: int, epsilons=None) -> Check:
             shown.append(f"{label} {_fmt(spread)} at eps={eps:g}")
         note = "" if enough else (f"a range under {limit:.4g} contradicts only at the paper's "
                                   f"{runs} runs (here {cells.runs})")
+        uniform = degenerate(cells, (label,), eps_list)
         return Outcome(tuple(support), tuple(contradict),
                        f"the observed best-to-worst range of final regret over the runs, exactly "
                        f"(at least {limit:.4g} supports; under it with at least {runs} runs "
-                       f"contradicts)", f"range over {cells.runs} runs: " + ", ".join(shown),
+                       f"contradicts)", f"range over {cells.runs} runs: " + ", ".join(shown)
+                       + (f"; note: {uniform.split(':')[0]}, so its runs differ little" if uniform else ""),
                        note=note, exact=True)
     return check
 
