@@ -41,6 +41,10 @@ _REFERENCE = os.path.dirname(os.path.abspath(noise.__file__))
 Key = tuple[str, int, str]
 """A function: (file, first line, name)."""
 
+_CHECK_EVERY = 32
+"""Calls of a function between two checks of whether its branches have all run (after which
+it is no longer traced)."""
+
 
 @dataclass
 class Coverage:
@@ -48,6 +52,9 @@ class Coverage:
 
     files: frozenset[str] = frozenset()
     arcs: dict[Key, set[tuple[int, int]]] = field(default_factory=dict)
+    done: set[Key] = field(default_factory=set)
+    """Functions whose every branch has run both ways: no longer traced line by line."""
+    calls: dict[Key, int] = field(default_factory=dict)
 
     def covers(self, filename: str) -> bool:
         return filename in self.files
@@ -72,6 +79,14 @@ class Coverage:
 
         def call(frame, event, arg):
             if event == "call" and self.covers(frame.f_code.co_filename):
+                code = frame.f_code
+                key = (code.co_filename, code.co_firstlineno, code.co_name)
+                if key in self.done:
+                    return None
+                n = self.calls[key] = self.calls.get(key, 0) + 1
+                if n % _CHECK_EVERY == 0 and not _branches(key, frozenset(self.arcs.get(key, ()))):
+                    self.done.add(key)          # complete: its later calls cannot add a gap
+                    return None
                 last.pop(id(frame), None)
                 return local
             return None

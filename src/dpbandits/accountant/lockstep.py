@@ -92,7 +92,9 @@ class _TableTracer(Tracer):
         if v.size == 0 or v.size % self.runs:
             return None
         v = v.reshape(self.groups, self.size, -1)
-        same = (v == v[:, :1]) | (np.isnan(v) & np.isnan(v[:, :1]))
+        same = v == v[:, :1]
+        if not same.all():
+            same |= np.isnan(v) & np.isnan(v[:, :1])
         return np.concatenate([[False], (~same.all(axis=2))[:, 1:].any(axis=0)])
 
     def published(self, value) -> None:
