@@ -238,7 +238,7 @@ def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=4096)
 def _branches(key: Key, arcs: frozenset[tuple[int, int]]) -> list[tuple[int, str]]:
     filename, first, name = key
     if name.startswith("<"):
