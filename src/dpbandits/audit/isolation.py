@@ -238,7 +238,13 @@ class Hosts:
             if host not in busy:
                 return host
         prepare_auditor()
-        host = _Host(owner, self.timeout)
+        try:
+            host = _Host(owner, self.timeout)
+        except (BlockingIOError, RuntimeError) as error:    # fork or a thread refused: EAGAIN
+            raise DPBanditsError(f"{owner.label}: the system refused a new process or thread for "
+                                 f"the candidate ({error}); a candidate that starts processes "
+                                 f"without end exhausts the system's limit, and its processes "
+                                 f"were stopped") from None
         self._hosts.append(host)
         return host
 
@@ -286,11 +292,15 @@ class _Host:
         self.pid = pid
         self.status: int | None = None
         self._tail: collections.deque[bytes] = collections.deque(maxlen=OUTPUT_LINES)
-        self._drain = threading.Thread(target=_keep_tail, args=(output_read, self._tail),
-                                       daemon=True)
-        self._drain.start()
         self._lock = threading.Lock()
         self._stopped = False
+        self._drain = threading.Thread(target=_keep_tail, args=(output_read, self._tail),
+                                       daemon=True)
+        try:
+            self._drain.start()
+        except RuntimeError:
+            self.stop()
+            raise
 
     def submit(self, message: tuple, bounds: tuple[int, int, int] | None) -> None:
         self._bounds = bounds

@@ -134,9 +134,20 @@ DEFAULT_ARMS: Mapping[str, int] = Declared("known_pairs", lambda declared: decla
 """Arms at which the known worst cases are stated (the audit's default K for these algorithms)."""
 
 
+KNOWN_ROUNDS = 8
+"""Rounds the known worst cases are built with at least: their tables write the rows they change
+(rnm-ftnl-bq's rounds 2 and 3), so a shorter audit builds them at this length and keeps the
+first T rows of those whose change falls within them."""
+
+
 def known_pairs(name: str, K: int, T: int) -> list[Pair]:
-    """The worked worst cases for algorithm ``name`` (empty when none is known)."""
+    """The worked worst cases for algorithm ``name`` at horizon ``T`` (empty when none is known
+    or none changes a round within T)."""
     builder = KNOWN_PAIRS.get(name)
     if builder is None:
         return []
-    return [p for p in builder(K, T) if p.step <= T]
+    pairs = [p for p in builder(K, max(T, KNOWN_ROUNDS)) if p.step <= T]
+    if T >= KNOWN_ROUNDS:
+        return pairs
+    return [Pair(Table(p.D0.X[:T], X0=p.D0.X0), Table(p.D1.X[:T], X0=p.D1.X0), p.step,
+                 p.description) for p in pairs]
