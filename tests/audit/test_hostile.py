@@ -105,6 +105,17 @@ def test_an_attack_fails_in_the_sandbox(monkeypatch, tmp_path, name):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.exact
+def test_without_the_sandbox_a_write_attack_gets_through(monkeypatch, tmp_path, unsandboxed):
+    """The control of the test above: unconfined, the candidate's write succeeds (and it says
+    so), so the sandbox is what stopped it there."""
+    from dpbandits.errors import DPBanditsError
+
+    monkeypatch.setenv("HOSTILE_TARGET", str(tmp_path))
+    with pytest.raises(DPBanditsError, match="raised Breached: 'could create a file in the --out"):
+        _runs("WritesOut")
+
+
 UNSANDBOXED = ["ReachesAuditor", "ChecksPreload"]
 
 
@@ -215,3 +226,32 @@ def test_a_host_busy_in_c_dies_with_the_auditor():
     process.kill()
     process.communicate()
     assert sandbox.wait_gone(hosts, 5.0) == set()
+
+
+# ---- external programs -----------------------------------------------------------------------
+
+@needs_landlock
+@pytest.mark.exact
+def test_an_external_program_is_sandboxed_too(monkeypatch, tmp_path):
+    from dpbandits.audit.external import CommandMechanism
+    from dpbandits.reference import Table
+
+    monkeypatch.setenv("HOSTILE_TARGET", str(tmp_path))
+    program = CommandMechanism(["sh", str(ATTACKS.parent / "writes.sh")], 2, 1.0, timeout=10)
+    actions = program.sample(Table(TABLE), 5, 0)
+    assert (actions == 0).all() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.exact
+def test_without_the_sandbox_the_same_program_reaches_the_folder(monkeypatch, tmp_path,
+                                                                 unsandboxed):
+    """The control of the test above: unconfined, the program's write succeeds (and is its
+    error), so the sandbox is what stopped it there."""
+    from dpbandits.audit.external import CommandMechanism
+    from dpbandits.errors import DPBanditsError
+    from dpbandits.reference import Table
+
+    monkeypatch.setenv("HOSTILE_TARGET", str(tmp_path))
+    program = CommandMechanism(["sh", str(ATTACKS.parent / "writes.sh")], 2, 1.0, timeout=10)
+    with pytest.raises(DPBanditsError, match=r"exited with status 9 .*breached: wrote in"):
+        program.sample(Table(TABLE), 5, 0)

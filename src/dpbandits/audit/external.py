@@ -37,8 +37,10 @@ import os
 import queue
 import re
 import shlex
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Sequence
@@ -49,6 +51,7 @@ from ..errors import DPBanditsError, check_positive_int
 from ..limits import max_line_bytes
 from ..reference.environments import Table
 from .adapters import FEEDBACK_MODELS, checked_sample_arguments, claimed_guarantee, run_seeds
+from . import sandbox
 from .isolation import DEFAULT_TIMEOUT, check_timeout, prepare_auditor, quoted
 from .mechanism import Mechanism
 
@@ -207,6 +210,8 @@ class _Session:
         self.m = mechanism
         self.cells = cells
         self.process: subprocess.Popen | None = None
+        self.folder: str | None = None
+        """The program's own temporary folder, where it runs sandboxed."""
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
         self._killed = False
@@ -318,8 +323,19 @@ class _Session:
         self._stderr_bytes = [0]
         self.max_line = max_line_bytes(self.m.K, len(self.cells))
         prepare_auditor()           # no process of the user reaches this one through /proc
+        argv = self.m.argv
+        box = sandbox.status()
+        if box.available:           # confined as a Python candidate's host is
+            self.folder = tempfile.mkdtemp(prefix="dpbandits-candidate-")
+            executable = shutil.which(argv[0])
+            if executable is None:
+                shutil.rmtree(self.folder, ignore_errors=True)
+                why = ("[Errno 13] Permission denied" if os.path.exists(argv[0]) else
+                       "[Errno 2] No such file or directory")
+                raise _Problem(f"could not be started: {why}: {argv[0]!r}")
+            argv = sandbox.launcher(self.folder, box, [executable, *argv[1:]])
         try:
-            process = subprocess.Popen(self.m.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, start_new_session=os.name == "posix")
         except OSError as error:
             raise _Problem(f"could not be started: {error}") from error
@@ -440,7 +456,9 @@ class _Session:
             self._killed = True   # once only: later, the group's id may belong to others
         self._outbox.put(None)          # lets the writer thread finish
         try:
-            if os.name == "posix":
+            if os.name == "posix" and process.returncode is None and self.folder is not None:
+                sandbox.end_tree(process.pid)   # not reaped: the pid is still its own
+            elif os.name == "posix":
                 os.killpg(process.pid, signal.SIGKILL)
             elif process.poll() is None:
                 process.kill()
@@ -450,6 +468,8 @@ class _Session:
             process.wait(timeout=5.0)
         except subprocess.TimeoutExpired:  # pragma: no cover  (a process that survives SIGKILL)
             pass
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _pump_lines(stream, lines: queue.SimpleQueue, limit: int) -> None:

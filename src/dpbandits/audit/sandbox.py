@@ -344,3 +344,37 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return text[text.rfind(b")") + 2:][:1] not in (b"Z", b"X")
+
+
+# ---- external programs ------------------------------------------------------------------------
+
+LAUNCH_FAILED = 71
+"""Exit status of the launcher when it could not confine itself (the program never started)."""
+
+
+def launcher(folder: str, sandbox: Sandbox, argv: list[str]) -> list[str]:
+    """The command that runs ``argv`` confined as a host is (:func:`confine_host`, writing only
+    below ``folder``): this file run by the same Python in isolated mode, standard library only,
+    which confines itself and then executes the program in its place (same process: its exit
+    status and signals are the program's)."""
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__), folder, str(sandbox.abi),
+            "--", *argv]
+
+
+def _launch(args: list[str]) -> None:
+    folder, abi, _, *argv = args
+    try:
+        confine_host(folder, os.getppid(), Sandbox(int(abi), "not available"), True)
+    except BaseException as error:
+        os.write(2, f"the program could not be confined: {error}\n".encode())
+        os._exit(LAUNCH_FAILED)
+    os.environ["TMPDIR"] = folder
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as error:
+        os.write(2, f"could not start {argv[0]!r}: {error.strerror or error}\n".encode())
+        os._exit(127)
+
+
+if __name__ == "__main__":
+    _launch(sys.argv[1:])

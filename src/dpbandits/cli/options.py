@@ -323,10 +323,7 @@ def sandbox_line(args: argparse.Namespace) -> str:
     """The line that states whether the candidate named by ``args`` runs in a sandbox."""
     from ..audit import isolation, sandbox
 
-    if args.external:
-        return ("candidate not sandboxed: external programs (--command) run as processes of "
-                "the user, unconfined; only Python candidates (--python) are sandboxed")
-    if not isolation.AVAILABLE:
+    if args.python and not isolation.AVAILABLE:
         return ("candidate not sandboxed: this system has no os.fork, so the candidate runs in "
                 "the auditor's process")
     return sandbox.status().line()
