@@ -255,3 +255,14 @@ def test_without_the_sandbox_the_same_program_reaches_the_folder(monkeypatch, tm
     program = CommandMechanism(["sh", str(ATTACKS.parent / "writes.sh")], 2, 1.0, timeout=10)
     with pytest.raises(DPBanditsError, match=r"exited with status 9 .*breached: wrote in"):
         program.sample(Table(TABLE), 5, 0)
+
+
+@pytest.mark.exact
+def test_validates_documents_carry_their_exit_status_and_the_sandbox_line(capsys, tmp_path):
+    status = main(["validate", "--python", f"{ATTACKS}:FTL", "--against", "rnm-ftnl",
+                   "--epsilon", "1", "--runs", "20", "--horizon", "10", "--audit-samples", "0",
+                   "--json", "--no-progress", "--out", str(tmp_path)])
+    printed = json.loads(capsys.readouterr().out)
+    written = json.loads(next(tmp_path.glob("validate-*.json")).read_text())
+    assert printed == written and printed["exit_status"] == status
+    assert printed["sandbox"] == sandbox.status().line()
