@@ -266,3 +266,21 @@ def test_validates_documents_carry_their_exit_status_and_the_sandbox_line(capsys
     written = json.loads(next(tmp_path.glob("validate-*.json")).read_text())
     assert printed == written and printed["exit_status"] == status
     assert printed["sandbox"] == sandbox.status().line()
+
+
+# ---- tampering, where there is no sandbox ------------------------------------------------------
+
+@pytest.mark.exact
+def test_without_a_sandbox_a_changed_watched_file_is_the_candidates_error(capsys, monkeypatch,
+                                                                         tmp_path, unsandboxed):
+    from dpbandits.audit import tampering
+
+    watched = tmp_path / "result.py"
+    watched.write_text("VERDICT = None\n")
+    monkeypatch.setattr(tampering, "watched_files", lambda: [watched])
+    monkeypatch.setenv("HOSTILE_WATCHED", str(watched))
+    status, out, err = _audit(capsys, "AppendsWatched")
+    assert status == 2 and out == "" and err.count("\n") == 1, (status, out, err)
+    assert f"{watched} changed while the candidate ran, without a sandbox" in err
+    status, out, err = _audit(capsys, "FTL")          # the control: nothing changed
+    _assert_violation(status, out, err)

@@ -28,7 +28,7 @@ from ..reference.registry import ALGORITHMS
 from .options import (add_backend, add_candidate_options, FOUND, NOT_TESTED, OK, add_json, add_out, add_progress, add_scheduler,
                       add_seed, add_workers, auto_integer, check_out, cluster, epsilon,
                       parse_params, probability, progress_bar, refused_without_sandbox,
-                      sandbox_line, say_for, with_status)
+                      sandbox_line, say_for, tampering_record, with_status)
 
 HELP = "estimate a lower bound on epsilon and test the claim"
 
@@ -124,7 +124,12 @@ def run(args: argparse.Namespace) -> int:
         refused = refused_without_sandbox(args)
         if refused is not None:
             return refused
-    result = _audit_candidate(args) if candidate else _audit_one(args)
+    record = tampering_record(args) if candidate else None
+    try:
+        result = _audit_candidate(args) if candidate else _audit_one(args)
+    finally:                        # every process of the candidate has ended
+        if record is not None:      # (a change is reported before the candidate's own failure)
+            record.check(args.external or args.python)
     if candidate:
         result = replace(result, notes=tuple(result.notes) + (sandbox_line(args),))
     epsilon = None if candidate else args.epsilon

@@ -341,6 +341,16 @@ def refused_without_sandbox(args: argparse.Namespace) -> int | None:
     return NOT_TESTED
 
 
+def tampering_record(args: argparse.Namespace):
+    """Where the candidate runs without a sandbox: the record of the files it could change to
+    steer later runs (:class:`dpbandits.audit.tampering.Record`), taken now; None otherwise."""
+    if not sandbox_line(args).startswith("candidate not"):
+        return None
+    from ..audit.tampering import Record
+
+    return Record.take()
+
+
 def with_status(document: dict, status: int) -> dict:
     """``document`` with the exit status it goes with: a consumer acts on the status, and a
     document without it (or with another) is not this command's finished result."""

@@ -15,7 +15,7 @@ from ..validate.defaults import DEFAULT_AUDIT_SAMPLES, DEFAULT_HORIZON, DEFAULT_
 from .options import (add_backend, add_candidate_options, add_json, add_out, add_progress,
                       add_seed, add_workers, auto_integer, check_out, epsilon, integer,
                       parse_params, probability, refused_without_sandbox, samples_or_zero,
-                      sandbox_line, say_for, unit_number, with_status)
+                      sandbox_line, say_for, tampering_record, unit_number, with_status)
 
 HELP = "validate a third-party implementation against a reference algorithm"
 
@@ -105,6 +105,7 @@ def _run(args: argparse.Namespace, request, out) -> int:
     feedback = (request.cls.feedback if request.semi
                 else args.feedback or ("full" if request.cls.feedback == "full" else "bandit"))
     named = Command(args.external, args.protocol, args.timeout) if args.external else args.python
+    record = tampering_record(args)
     candidate = load(named, K=request.K, epsilon=request.epsilon, params=request.params,
                      feedback=feedback, workers=args.workers, table_function=args.callable,
                      timeout=args.timeout)
@@ -114,6 +115,8 @@ def _run(args: argparse.Namespace, request, out) -> int:
         close = getattr(candidate, "close", None)
         if close is not None:
             close()
+        if record is not None:
+            record.check(args.external or args.python)
     stem = out / f"validate-{against}-{short_name(args.external or args.python)}"
     sandbox = sandbox_line(args)
     document = with_status({**result.to_dict(), "sandbox": sandbox}, result.exit_status)

@@ -274,3 +274,12 @@ class BusyInC(FTL):
         if t == 2:
             sum(range(10 ** 13))
         return super().act(t)
+
+
+class AppendsWatched(FTL):
+    """Appends a line to the file ``HOSTILE_WATCHED`` names (a stand-in for a module of the
+    package, which a test must not change)."""
+
+    def attack(self):
+        with open(os.environ["HOSTILE_WATCHED"], "a") as handle:
+            handle.write("VERDICT = 'consistent'\n")
