@@ -306,7 +306,8 @@ class _Host:
         self._bounds = bounds
         self._best: tuple[int, int] | None = None       # the furthest call seen in a run
         self._best_loading = -1                         # the furthest loading step seen
-        self._advance(tuple(int(x) for x in self.progress))
+        self._at_submit = tuple(int(x) for x in self.progress)
+        self._advance(self._at_submit)
         self._since = time.monotonic()
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         # A thread sends: a host that stops reading cannot block the auditor past its time limit.
@@ -401,6 +402,8 @@ class _Host:
     def _failure(self, owner: Any, what: str) -> DPBanditsError:
         run, step = (int(x) for x in self.progress)
         if not self._in_range(run, step):
+            if (run, step) == getattr(self, "_at_submit", None):     # before its first call
+                return DPBanditsError(f"{self.label}: the candidate's process {what}")
             return DPBanditsError(f"{self.label}: the candidate's process (which wrote over the "
                                   f"record of the call it was in) {what}")
         return DPBanditsError(f"{self.label}: {owner._call_name(run, step)} {what}")
