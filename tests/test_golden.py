@@ -25,7 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "data" / "golden"
 
 TIMING = ("seconds", "bounds_seconds")
-"""Fields that hold wall-clock times: the only fields not compared."""
+"""Fields that hold wall-clock times: not compared."""
+
+MACHINE = ("sandbox",)
+"""Fields that state what this machine offers (whether the kernel has a sandbox for the
+candidate): not compared."""
 
 VALIDATIONS = {
     "validate-ucb1": ["--command", "sh examples/validate/ucb1.sh", "--protocol", "interactive",
@@ -53,10 +57,10 @@ def _dpbandits(*args: str) -> subprocess.CompletedProcess:
 
 
 def _normalised(value):
-    """``value`` without timing fields, floats rounded to 12 significant digits (the JSON
+    """``value`` without timing and machine fields, floats rounded to 12 significant digits (the JSON
     writer's own rounding differs between platforms in the last digit only)."""
     if isinstance(value, dict):
-        return {k: _normalised(v) for k, v in value.items() if k not in TIMING}
+        return {k: _normalised(v) for k, v in value.items() if k not in TIMING + MACHINE}
     if isinstance(value, list):
         return [_normalised(v) for v in value]
     if isinstance(value, float) and math.isfinite(value) and value != 0.0:
