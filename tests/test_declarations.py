@@ -132,8 +132,17 @@ def test_declarations_are_well_formed(name):
     assert set(cls.parameter_domains) <= accepted, f"{name}: domains of unknown parameters"
 
 
-@pytest.mark.exact
-def test_the_machinery_reads_the_declarations():
+def declared_by_classes(classes: dict[str, type], attribute: str) -> dict[str, object]:
+    """Name -> the class attribute ``attribute``, where it is set and not declined: what the
+    machinery must read through the registry (a :class:`Declined` declaration reads as none)."""
+    return {name: getattr(cls, attribute) for name, cls in classes.items()
+            if getattr(cls, attribute) is not None
+            and not isinstance(getattr(cls, attribute), Declined)}
+
+
+def machinery_mismatches(classes: dict[str, type]) -> list[str]:
+    """What the machinery reads that differs from the classes' declarations, one line each,
+    saying what to do."""
     from dpbandits.accountant import STRUCTURE, TRACE_SETTINGS
     from dpbandits.audit.design import DESIGNED_ARMS
     from dpbandits.audit.pairs import DEFAULT_ARMS
@@ -141,15 +150,65 @@ def test_the_machinery_reads_the_declarations():
     from dpbandits.audit.whitebox import WHITE_BOX_STATISTICS
     from dpbandits.compiled import KERNELS, kernel_module
 
-    assert dict(KERNELS) == {n: c.kernel for n, c in CLASSES.items() if c.kernel}
-    assert all(kernel_module(n).__name__.endswith("." + c.kernel) for n, c in CLASSES.items())
-    assert set(DESIGNED_ARMS) == {n for n, c in CLASSES.items() if c.audit_design}
-    assert set(DEFAULT_ARMS) == {n for n, c in CLASSES.items() if c.known_pairs}
-    assert set(WHITE_BOX_STATISTICS) == {n for n, c in CLASSES.items()
-                                         if isinstance(c.white_box_statistic, str)}
-    assert set(AUDIT_PRESETS) == {n for n, c in CLASSES.items() if c.audit_preset}
-    assert set(STRUCTURE) == {n for n, c in CLASSES.items() if c.release_structure}
-    assert set(TRACE_SETTINGS) == {n for n, c in CLASSES.items() if c.trace_setting}
+    problems = []
+    kernels = declared_by_classes(classes, "kernel")
+    if dict(KERNELS) != kernels:
+        problems.append(f"the compiled backend reads the kernels {dict(KERNELS)}, the classes "
+                        f"declare {kernels}: declare a kernel as the module's name under "
+                        f"dpbandits/compiled/ (kernel = \"my_algo\"), or decline it "
+                        f"(kernel = Declined(\"why only the reference runs it\"))")
+    for name, kernel in kernels.items():
+        module = kernel_module(name)
+        if module is None or not module.__name__.endswith("." + kernel):
+            problems.append(f"{name}: its kernel {kernel!r} is not the module the compiled "
+                            f"backend loads ({module}); name the module of dpbandits/compiled/")
+    for name in set(classes) - set(kernels):
+        if kernel_module(name) is not None:
+            problems.append(f"{name} declares no kernel (or declines one) but the compiled "
+                            f"backend loads {kernel_module(name).__name__}")
+    for what, read, attribute in (
+            ("the audit's designed pairs", DESIGNED_ARMS, "audit_design"),
+            ("the audit's known pairs", DEFAULT_ARMS, "known_pairs"),
+            ("the white-box audit", WHITE_BOX_STATISTICS, "white_box_statistic"),
+            ("dpbandits audit --all's presets", AUDIT_PRESETS, "audit_preset"),
+            ("the accountant's release structures", STRUCTURE, "release_structure"),
+            ("the accountant's trace settings", TRACE_SETTINGS, "trace_setting")):
+        expected = set(declared_by_classes(classes, attribute))
+        if set(read) != expected:
+            problems.append(f"{what} read {sorted(read)}, the classes declare {attribute} for "
+                            f"{sorted(expected)}: set {attribute} as a class attribute of the "
+                            f"algorithm (dpbandits.reference.declarations), registered in "
+                            f"registry.ALGORITHMS")
+    return problems
+
+
+@pytest.mark.exact
+def test_the_machinery_reads_the_declarations():
+    problems = machinery_mismatches(CLASSES)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.exact
+def test_a_declined_kernel_is_read_as_no_kernel(monkeypatch):
+    """An algorithm that declines its kernel (as docs/tutorials/new-algorithm.md allows) runs in
+    the reference only; the machinery then reads no kernel for it, and the test accepts it."""
+    from dpbandits.compiled import KERNELS, kernel_module
+
+    monkeypatch.setattr(CLASSES["hedge"], "kernel", Declined("runs in the reference only"))
+    KERNELS._table = None                    # read the declarations again
+    try:
+        assert "hedge" not in dict(KERNELS) and kernel_module("hedge") is None
+        assert machinery_mismatches(CLASSES) == []
+    finally:
+        monkeypatch.undo()
+        KERNELS._table = None
+
+
+@pytest.mark.exact
+def test_a_kernel_the_machinery_does_not_read_is_named_with_what_to_do():
+    planted = type("WithKernel", (CLASSES["hedge"],), {"kernel": "no_such_kernel"})
+    problems = "\n".join(machinery_mismatches({**CLASSES, "hedge": planted}))
+    assert "kernel = Declined(" in problems and "no_such_kernel" in problems
 
 
 GENERIC = ("audit/design.py", "audit/whitebox.py", "audit/pairs.py", "audit/runner.py",

@@ -70,6 +70,21 @@ long_name = st.integers(min_value=256, max_value=1000).map(lambda n: "o" * n)
 bad_folder = st.sampled_from(["nothere", "/nonexistent/ml-1m", ""])
 """``--movielens`` folders that hold no MovieLens (missing, or no ratings.dat and movies.dat)."""
 
+PARAM_TEXTS = ["abc", "", "-1", "0", "1", "2", "0.5", "1.5", "3", "11", "nan", "inf", "-inf",
+               "1e400", "e", "E", "kl", "random", "first", "t-1", "x"]
+"""Texts a ``--param NAME=`` may be given; each parameter refuses those outside its domain."""
+
+
+def bad_param(algorithm: str) -> st.SearchStrategy[str]:
+    """``NAME=VALUE`` for a parameter of ``algorithm`` with a value outside its declared domain
+    (a number out of range, a text where a number is due, an unlisted choice)."""
+    from dpbandits.reference.parameters import parameters, parse_value
+
+    cases = [f"{p.name}={text}" for p in parameters(algorithm) for text in PARAM_TEXTS
+             if not p.rule.contains(parse_value(text))]
+    return st.sampled_from(cases)
+
+
 COMMON = [("--seed", bad_seed), ("--workers", bad_count)]
 """(option, strategy of bad values) pairs that every simulating command takes."""
 
@@ -78,12 +93,12 @@ COMMANDS = {
              "--epsilon", "1", "--no-progress"],
             COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--epsilon", bad_epsilon),
                       ("--scheduler", bad_address), ("--means", bad_mean),
-                      ("--out", long_name)]),
+                      ("--out", long_name), ("--param", bad_param("dp-ucb"))]),
     "audit": (["audit", "rnm-ftnl", "--samples", "200", "--horizon", "4", "--no-progress"],
               COMMON + [("--samples", bad_count), ("--samples", few_samples),
                         ("--horizon", bad_count), ("--arms", bad_count),
                         ("--epsilon", bad_epsilon), ("--alpha", bad_level),
-                        ("--scheduler", bad_address)]),
+                        ("--scheduler", bad_address), ("--param", bad_param("rnm-ftnl"))]),
     "bounds": (["bounds", "dp-ucb-int", "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2",
                 "--epsilon", "1"],
                COMMON + [("--runs", bad_count), ("--horizon", bad_count),
@@ -94,7 +109,8 @@ COMMANDS = {
                  COMMON + [("--runs", bad_count), ("--horizon", bad_count), ("--alpha", bad_level),
                            ("--audit-samples", bad_size), ("--audit-samples", few_samples),
                            ("--audit-horizon", bad_count),
-                           ("--timeout", bad_seconds), ("--out", long_name)]),
+                           ("--timeout", bad_seconds), ("--out", long_name),
+                           ("--param", bad_param("ucb1"))]),
     "list": (["list"], [("--epsilon", bad_epsilon)]),
     "report": (["report", "--budget", "tiny", "--part", "algorithms", "--no-progress"],
                COMMON + [("--scheduler", bad_address), ("--out", long_name)]),
@@ -272,6 +288,45 @@ def test_any_param_text_runs_or_is_one_line(value):
 @given(param_text)
 def test_any_param_text_runs_or_is_one_line_full(value):
     _property_param(value)
+
+
+def _domain_case_argv(command: str, algorithm: str, pair: str) -> list[str]:
+    from dpbandits.reference import registry
+
+    private = ["--epsilon", "1"] if registry.get(algorithm).private else []
+    return {"run": ["run", algorithm, "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2",
+                    *private, "--no-progress"],
+            "audit": ["audit", algorithm, "--samples", "200", "--horizon", "4", "--no-progress"],
+            "validate": ["validate", "--command", "true", "--against", algorithm, *private,
+                         "--horizon", "20", "--no-progress"]}[command] + ["--param", pair]
+
+
+@st.composite
+def outside_a_domain(draw) -> tuple[list[str], str]:
+    """A command that takes --param, a bandit or full-information algorithm (private ones for
+    ``audit``) and one of its parameters set outside its declared domain."""
+    from dpbandits.reference import registry
+
+    command = draw(st.sampled_from(["run", "audit", "validate"]))
+    names = [n for n in registry.ALGORITHMS if registry.get(n).feedback != "semi"
+             and (command != "audit" or registry.get(n).private)]
+    algorithm = draw(st.sampled_from(names))
+    return _domain_case_argv(command, algorithm, draw(bad_param(algorithm))), "--param"
+
+
+@pytest.mark.property
+@FAST
+@given(outside_a_domain())
+def test_a_parameter_outside_its_domain_is_one_line_and_status_2(case):
+    _assert_clean_refusal(*case)
+
+
+@pytest.mark.fuzz
+@pytest.mark.property
+@FULL
+@given(outside_a_domain())
+def test_a_parameter_outside_its_domain_is_one_line_and_status_2_full(case):
+    _assert_clean_refusal(*case)
 
 
 # -- the public checks ----------------------------------------------------------------------

@@ -401,7 +401,8 @@ def parse_params(pairs: list[str], algorithms: list[str]) -> dict[str, dict[str,
 
     ``ALGO:NAME=VALUE`` sets NAME for ALGO only; a plain ``NAME=VALUE`` sets it for the one
     algorithm that has NAME and is an error when several do. Values become int, float or str, in
-    that order of preference. Reserved and unknown names are errors that list the known ones.
+    that order of preference, and must lie in the parameter's declared domain. Reserved and
+    unknown names are errors that list the known ones.
     """
     from ..reference.parameters import RESERVED, check_parameter_names, parameters
     from ..reference.registry import canonical, get
@@ -421,7 +422,7 @@ def parse_params(pairs: list[str], algorithms: list[str]) -> dict[str, dict[str,
                 raise DPBanditsError(f"--param {_show(pair)} names {target!r}, which is not among "
                                      f"the algorithms of this command: {', '.join(names)}")
             check_parameter_names(algorithm, [name])
-            chosen[algorithm][name] = _parameter_value(name, text)
+            chosen[algorithm][name] = _parameter_value(algorithm, name, text)
             continue
         if name in RESERVED:
             check_parameter_names(names[0], [name])
@@ -434,16 +435,19 @@ def parse_params(pairs: list[str], algorithms: list[str]) -> dict[str, dict[str,
         if len(having) > 1:
             raise DPBanditsError(f"--param {name}=... is ambiguous: {', '.join(having)} all have "
                                  f"{name!r}; write ALGO:{name}=VALUE for each")
-        chosen[having[0]][name] = _parameter_value(name, text)
+        chosen[having[0]][name] = _parameter_value(having[0], name, text)
     return chosen
 
 
-def _parameter_value(name: str, text: str) -> Any:
-    """``parse_value(text)``, refusing a number written with underscores (as every option does)."""
+def _parameter_value(algorithm: str, name: str, text: str) -> Any:
+    """``parse_value(text)``, refusing a number written with underscores (as every option does)
+    and a value outside the parameter's declared domain (one line naming it)."""
+    from ..reference.domains import check_parameter_value
     from ..reference.parameters import parse_value
+    from ..reference.registry import get
 
     value = parse_value(text)
     if "_" in text and not isinstance(value, str):
         raise DPBanditsError(f"--param {name}: write the number without underscores, got "
                              f"{_show(text)}")
-    return value
+    return check_parameter_value(get(algorithm), name, value, label=f"--param {name}")

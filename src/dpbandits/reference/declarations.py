@@ -16,7 +16,8 @@ class attribute            type                            read by
                            :class:`Declined`
 ``release_structure``      text                             the accountant
 ``trace_setting``          :class:`TraceSetting`            the accountant
-``parameter_domains``      parameter -> domain text         ``dpbandits list`` and the CLI
+``parameter_domains``      parameter -> :class:`~dpbandits  the registry, ``--param`` and
+                           .reference.domains.Domain`       ``dpbandits list``
 =========================  ==============================  =======================================
 
 A declaration that one algorithm of a family has and another lacks is either declared or

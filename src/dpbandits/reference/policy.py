@@ -22,6 +22,7 @@ from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_rn
 from ..limits import check_arms
 from .noise import decision
 from .declarations import AuditDesign, AuditPreset, Declined, KnownPairs, TraceSetting
+from .domains import Domain, check_declared
 from .privacy import PrivacyClaim, Variant
 
 __all__ = ["Policy", "PolicyBase", "as_generator"]
@@ -78,9 +79,16 @@ class PolicyBase:
     one trace then covers every output)."""
     trace_setting: ClassVar[TraceSetting | None] = None
     """The accountant's trace setting, where the default one would trace no release."""
-    parameter_domains: ClassVar[dict[str, str]] = {}
+    parameter_domains: ClassVar[dict[str, Domain]] = {}
     """Domains of the parameters whose meaning is this algorithm's own (the shared names' are in
-    :mod:`dpbandits.reference.domains`)."""
+    :mod:`dpbandits.reference.domains`); every parameter of the constructor has one, checked
+    when the class is defined."""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """Every parameter of the constructor has a declared domain (else: an error at import
+        that says how to declare one)."""
+        super().__init_subclass__(**kwargs)
+        check_declared(cls)
 
     _arguments_checked: bool = False
     """True only while :meth:`_from_checked` runs the constructor: its arguments (but ``runs``

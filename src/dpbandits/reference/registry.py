@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import DPBanditsError, check_positive_int
 from ..limits import check_epsilon_range
 from .declarations import Declined
-from .domains import parameters_of
+from .domains import check_parameter_value, parameters_of
 from .policy import Policy, PolicyBase
 
 __all__ = ["ALGORITHMS", "ALIASES", "canonical", "get", "make", "spec", "algorithms", "AlgorithmSpec",
@@ -102,6 +102,8 @@ def _registry_checks(name: str, epsilon: float | None, variant: str | None, T: i
     unknown = sorted(set(params) - accepted)
     if unknown:
         raise DPBanditsError(f"unknown parameter(s) {unknown} for {name}; it accepts {sorted(accepted)}")
+    for key, value in params.items():       # the declared domain, before anything is built
+        check_parameter_value(cls, key, value)
     if cls.private and epsilon is not None:
         epsilon = check_epsilon_range(epsilon, algorithm=name)
     kwargs: dict[str, Any] = dict(params)
@@ -245,7 +247,7 @@ def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
         infos.append(AlgorithmInfo(name, cls.title, cls.paper, cls.feedback, cls.private,
                                    cls.needs_horizon, tuple(v.name for v in cls.variants),
                                    cls.default_variant, claims,
-                                   tuple(vars(p) for p in parameters_of(cls)),
+                                   tuple(p.as_dict() for p in parameters_of(cls)),
                                    EPSILON_RANGE if cls.private else None))
     return infos
 

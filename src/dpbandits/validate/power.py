@@ -25,7 +25,6 @@ validation's own samples and verdict do not move.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,22 +85,6 @@ def first_action_difference(cand: np.ndarray, ref: np.ndarray) -> dict[str, Any]
             "deterministic_until": end}
 
 
-def _enumerated(domain: str) -> list[Any]:
-    """The values a parameter domain enumerates ('a' or 'b', 1 or 0.5); [] for a range."""
-    if "number" in domain:
-        return []
-    text, previous = domain, None
-    while text != previous:                    # innermost parentheses first: they may nest
-        previous, text = text, re.sub(r"\([^()]*\)", "", text)
-    values: list[Any] = []
-    for quoted, number in re.findall(r"'([^']+)'|(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])", text):
-        if quoted:
-            values.append(quoted)
-        else:
-            values.append(float(number) if "." in number else int(number))
-    return values
-
-
 def alternatives(cls: type, variant: str | None, params: dict[str, Any]) -> list[Change]:
     """Every documented alternative of ALGO, one change at a time: each other value of each
     enumerated parameter (not given by the user: a given value is the user's choice), then each
@@ -112,7 +95,7 @@ def alternatives(cls: type, variant: str | None, params: dict[str, Any]) -> list
     for parameter in parameters_of(cls):
         if parameter.name in params:
             continue
-        for value in _enumerated(parameter.domain):
+        for value in getattr(parameter.rule, "values", ()):     # a OneOf domain's values
             if value != parameter.default and str(value) != str(parameter.default):
                 changes.append(Change(f"{parameter.name}={value}", ((parameter.name, value),)))
     names = [v.name for v in cls.variants]

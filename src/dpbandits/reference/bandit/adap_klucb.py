@@ -74,6 +74,7 @@ from ..declarations import LazyEpoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
+from ..domains import Interval
 
 __all__ = ["AdaPKLUCB", "INDEXES", "INIT_EPISODE_SIZES", "bernoulli_kl", "kl_ucb_index"]
 
@@ -148,7 +149,7 @@ class AdaPKLUCB(PolicyBase):
             "by 1/n_a) are the first released unclipped, and the next episode choices read "
             "them up to T = 64")
     white_box_statistic = "mu_tilde"
-    parameter_domains = {"alpha": "a number > 3"}
+    parameter_domains = {"alpha": Interval(3, None)}
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "random", alpha: float = 3.1, index: str = "kl",

@@ -73,6 +73,7 @@ from ..declarations import Declined, FirstElimination, TraceSetting
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
+from ..domains import OneOf
 
 __all__ = ["DPSE", "ROUNDINGS", "ORDERS", "epoch_length", "round_epoch_length",
            "elimination_threshold"]
@@ -140,9 +141,9 @@ class DPSE(PolicyBase):
     (what ``validate`` runs to state its power: ``planted_changes``); the kernel refuses them."""
     planted_changes = {"noise scale x 1/2": {"noise_scale": 0.5}}
     parameter_domains = {
-        "rounding": "'ceil' (R_e = ceil(max{...}), the reconstruction), 'plus-one' "
-                    "(floor(max{...}) + 1) or 'ceil-plus-one' (ceil(max{...}) + 1, one pull per "
-                    "arm and epoch more: a public implementation's count)"}
+        "rounding": OneOf(*ROUNDINGS, text="'ceil' (R_e = ceil(max{...}), the reconstruction), "
+                          "'plus-one' (floor(max{...}) + 1) or 'ceil-plus-one' (ceil(max{...}) + "
+                          "1, one pull per arm and epoch more: a public implementation's count)")}
     audit_design = FirstElimination(
         offsets=(3, 6), epoch_length=epoch_length, threshold=elimination_threshold,
         why="DP-SE releases nothing before its first epoch ends (after K R_1 rounds); its pairs "

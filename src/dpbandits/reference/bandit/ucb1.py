@@ -35,6 +35,7 @@ import numpy as np
 from ...errors import DPBanditsError
 from ..policy import PolicyBase
 from ..privacy import PrivacyClaim
+from ..domains import OneOf
 
 __all__ = ["UCB1", "INITIAL_ORDERS", "LOG_ROUNDS"]
 
@@ -60,8 +61,9 @@ class UCB1(PolicyBase):
     ``validate`` runs to state its power: ``planted_changes``); the kernel refuses them."""
     planted_changes = {"radius x 1/2": {"radius_scale": 0.5}, "radius x 2": {"radius_scale": 2.0}}
     parameter_domains = {
-        "log_round": "'t' (ln t of the current round, as Tossou and Dimitrakakis write it) or "
-                     "'t-1' (ln(t - 1), the plays so far: Auer et al.'s Fig. 1 and public UCB1s)"}
+        "log_round": OneOf("t", "t-1", text="'t' (ln t of the current round, as Tossou and "
+                           "Dimitrakakis write it) or 't-1' (ln(t - 1), the plays so far: Auer et "
+                           "al.'s Fig. 1 and public UCB1s)")}
 
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", initial_order: str = "first",

@@ -33,6 +33,7 @@ from ...errors import DPBanditsError, check_real
 from ...limits import MAX_HORIZON
 from ..policy import PolicyBase
 from ..privacy import PrivacyClaim
+from ..domains import Interval
 
 __all__ = ["Hedge", "MAX_ETA"]
 
@@ -52,8 +53,9 @@ class Hedge(PolicyBase):
     private = False
 
     kernel = "fullinfo"
-    parameter_domains = {"eta": f"a number in (0, {MAX_ETA:g}] (larger rates overflow the "
-                                "logits eta S_j), or unset for the anytime rate sqrt(8 ln(K) / t)"}
+    parameter_domains = {"eta": Interval(0, MAX_ETA, closed="high",
+                                         note="larger rates overflow the logits eta S_j",
+                                         unset="the anytime rate sqrt(8 ln(K) / t)")}
 
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  eta: float | None = None, tie_break: str = "first") -> None:

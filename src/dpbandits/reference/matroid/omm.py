@@ -36,6 +36,7 @@ import numpy as np
 
 from ...errors import DPBanditsError
 from ..privacy import PrivacyClaim, Variant
+from ..domains import Interval
 from .common import MatroidPolicy
 from .matroids import Matroid
 
@@ -56,7 +57,7 @@ class OMM(MatroidPolicy):
     default_variant = "paper"
 
     kernel = "matroid"
-    parameter_domains = {"alpha": "a number > 0"}
+    parameter_domains = {"alpha": Interval(0, None)}
 
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  matroid: Matroid | None = None, tie_break: str = "first", alpha: float = 2.0,
