@@ -99,6 +99,10 @@ COMMANDS = {
                         ("--horizon", bad_count), ("--arms", bad_count),
                         ("--epsilon", bad_epsilon), ("--alpha", bad_level),
                         ("--scheduler", bad_address), ("--param", bad_param("rnm-ftnl"))]),
+    "audit-rows": (["audit", "rnm-ftnl", "--samples", "200", "--no-progress", "--out", "{out}"],
+                   COMMON + [("--samples", bad_count), ("--samples", few_samples),
+                             ("--epsilon", bad_epsilon), ("--alpha", bad_level),
+                             ("--scheduler", bad_address)]),
     "bounds": (["bounds", "dp-ucb-int", "--means", "0.6", "0.4", "--horizon", "20", "--runs", "2",
                 "--epsilon", "1"],
                COMMON + [("--runs", bad_count), ("--horizon", bad_count),
@@ -129,9 +133,12 @@ NOT_APPLICABLE = [
     (["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--param", "hedge:eta=1"], "hedge"),
     (["audit", "rnm-ftnl", "--timeout", "5"], "--timeout"),
     (["audit", "rnm-ftnl", "--protocol", "interactive"], "--protocol"),
-    (["audit", "rnm-ftnl", "--out", "x"], "--out"),
     (["audit", "rnm-ftnl", "--require-sandbox"], "--require-sandbox"),
     (["audit", "--all", "--require-sandbox"], "--require-sandbox"),
+    (["audit", "rnm-ftnl", "--out", "{out}", "--variant", "paper"], "--variant"),
+    (["audit", "rnm-ftnl", "--out", "{out}", "--horizon", "8", "--white-box"], "--horizon, --white-box"),
+    (["audit", "rnm-ftnl", "--out", "{out}", "--param", "tie_break=random"], "--param"),
+    (["audit", "rnm-ftnl", "--out", "{out}", "--arms", "3"], "--arms"),
     (["audit", "--command", "true", "--arms", "2", "--claim-epsilon", "1", "--param", "B=0"], "--param"),
     (["audit", "--all", "--horizon", "8"], "--horizon"),
     (["audit", "rnm-ftnl", "--samples", "0"], "--samples"),
@@ -175,15 +182,18 @@ def _run_cli(argv: list[str]) -> tuple[int, str, str]:
 
 
 def _writes(argv: list[str]) -> bool:
-    """Whether the invocation takes --out (everything but list and an audit of one ALGO)."""
+    """Whether the invocation takes --out (everything but list and an audit of one ALGO; an
+    invocation that gives ``--out {out}`` has it)."""
     audit_one = argv[0] == "audit" and "--all" not in argv
     return argv[0] != "list" and not audit_one and "--out" not in argv
+
 
 
 def _assert_clean_refusal(argv: list[str], named: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "out"
-        status, _, err = _run_cli(argv + (["--out", str(out)] if _writes(argv) else []))
+        given = [str(out) if word == "{out}" else word for word in argv]
+        status, _, err = _run_cli(given + (["--out", str(out)] if _writes(argv) else []))
         assert status == 2, (argv, err)
         lines = err.splitlines()
         assert len(lines) == 1 and lines[0].startswith("dpbandits: error: "), err

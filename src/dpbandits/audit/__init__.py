@@ -22,7 +22,7 @@ _WHERE = {
     "KNOWN_PAIRS": "pairs", "Pair": "pairs", "candidate_pairs": "pairs", "known_pairs": "pairs",
     "AuditResult": "result",
     "audit": "runner", "audit_algorithm": "runner", "audit_all": "runner",
-    "claims_table": "runner", "controls": "runner",
+    "claims_table": "runner", "controls": "runner", "replace_rows": "runner",
     "event_audit": "testers", "exact_audit": "testers", "pair_privacy_loss": "testers",
     "ToyThreshold": "toys",
     "CounterMechanism": "whitebox", "InternalStatistics": "whitebox", "Stream": "whitebox",
@@ -36,7 +36,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
 
 
 __all__ = [
-    "audit", "audit_algorithm", "audit_all", "claims_table", "controls",
+    "audit", "audit_algorithm", "audit_all", "claims_table", "controls", "replace_rows",
     "AuditResult", "Mechanism", "RegistryMechanism", "PolicyMechanism", "CallableMechanism",
     "CommandMechanism", "Pair", "candidate_pairs", "known_pairs",
     "KNOWN_PAIRS", "event_audit", "exact_audit", "pair_privacy_loss", "ToyThreshold",

@@ -33,7 +33,7 @@ from .toys import TOY_VARIANTS, ToyThreshold
 from .whitebox import CounterMechanism, InternalStatistics, stream_pairs
 
 __all__ = ["audit", "audit_algorithm", "audit_all", "controls", "claims_table", "DEFAULT_HORIZON",
-           "AUDIT_PRESETS"]
+           "AUDIT_PRESETS", "algorithm_of_row", "replace_rows"]
 
 DEFAULT_HORIZON = 16
 
@@ -291,6 +291,26 @@ def _bracket(r: AuditResult) -> str:
     name = _parse_label(r.mechanism)[0]
     b = audit_bracket(r.to_dict(), AUDIT_PRESETS.get(name, {}).get("epsilon"))
     return "-" if b is None else b.text()
+
+
+def algorithm_of_row(row: dict) -> str:
+    """The registered name a row of the claims table audits (its label without the variant and
+    parameters: ``dp-ucb-int[paper] v=1.5`` -> ``dp-ucb-int``); a control's name otherwise."""
+    return str(row["mechanism"]).split("[", 1)[0].split(" ", 1)[0]
+
+
+def replace_rows(rows: list[dict], results: list[AuditResult], names: list[str]) -> list[dict]:
+    """The claims table ``rows`` (``AuditResult.to_dict()`` rows, as ``audit --all`` writes
+    them) with every row of the algorithms ``names`` replaced by ``results``; the other rows are
+    kept as they are, field for field. The order is ``audit --all``'s: the registry's, then the
+    rows of anything else (the controls) in their present order."""
+    names = [canonical(n) for n in names]
+    new = [r.to_dict() for r in results]
+    ordered = []
+    for name in ALGORITHMS:
+        source = new if name in names else rows
+        ordered += [row for row in source if algorithm_of_row(row) == name]
+    return ordered + [row for row in rows if algorithm_of_row(row) not in ALGORITHMS]
 
 
 def claims_table(results: list[AuditResult]) -> str:

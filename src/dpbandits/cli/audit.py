@@ -47,15 +47,17 @@ DEFAULTS = dict(variant=None, epsilon=1.0, claim_epsilon=None, arms=None, horizo
 """Every option's default, to tell which options a user gave."""
 
 NOT_FOR = {
-    "algorithm": ("claim_epsilon", "protocol", "feedback", "timeout", "out", "against", "callable",
+    "algorithm": ("claim_epsilon", "protocol", "feedback", "timeout", "against", "callable",
                   "require_sandbox"),
+    "rows": ("variant", "arms", "horizon", "param", "white_box"),
     "all": ("variant", "claim_epsilon", "arms", "horizon", "param", "white_box", "protocol",
             "feedback", "timeout", "against", "callable", "require_sandbox"),
     "command": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "callable"),
     "python": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "protocol"),
     "against": ("claim_epsilon", "white_box", "scheduler", "out", "feedback"),
 }
-"""Options that do not apply to each way of naming what is audited."""
+"""Options that do not apply to each way of naming what is audited ("rows": ALGO with --out,
+which writes ALGO's rows of the claims table as --all makes them)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,7 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workers(parser, "worker processes (simulations, or external program instances)")
     add_backend(parser, "simulation backend of a registered algorithm's runs")
     add_scheduler(parser, "simulate on a Dask cluster (needs dpbandits[distributed]); same result")
-    add_out(parser, help="output folder for --all")
+    add_out(parser, help="output folder of the claims table (audit-claims.json and .md): --all "
+                         "writes every row; ALGO --out DIR rewrites ALGO's rows alone, as --all "
+                         "makes them, and keeps the others")
     add_json(parser, "print the result as JSON")
     add_progress(parser)
 
@@ -119,6 +123,15 @@ def run(args: argparse.Namespace) -> int:
                              f"apply to an audit of {what}")
     if args.all:
         return _audit_all(args)
+    if mode == "algorithm" and args.out != DEFAULTS["out"]:
+        given = [f"--{name.replace('_', '-')}" for name in NOT_FOR["rows"]
+                 if getattr(args, name) != DEFAULTS[name]]
+        if given:
+            raise DPBanditsError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not "
+                                 f"apply to audit ALGO --out DIR, which rewrites ALGO's rows of "
+                                 f"DIR/audit-claims.json as --all makes them (every variant, "
+                                 f"its audit preset)")
+        return _audit_rows(args)
     candidate = mode in ("command", "python")
     if candidate:
         refused = refused_without_sandbox(args)
@@ -184,6 +197,54 @@ def _audit_all(args: argparse.Namespace) -> int:
     print(f"\n{sum(r.verdict == 'violation' for r in results)} violation(s) in {len(results)} "
           f"audits, {time.perf_counter() - start:.0f} s; wrote {out / 'audit-claims.md'} and "
           f"{out / 'audit-claims.json'}", file=sys.stderr)
+    return FOUND if any(r.verdict == "violation" for r in results) else OK
+
+
+def _audit_rows(args: argparse.Namespace) -> int:
+    """``audit ALGO --out DIR``: audit every variant of ALGO as ``--all`` does (its preset, the
+    --all sample size unless --samples is given) and replace ALGO's rows of
+    DIR/audit-claims.json (and .md), keeping every other row as it is, field for field."""
+    from ..audit import AuditResult, audit_all, claims_table, replace_rows
+    from ..reference.registry import canonical
+
+    start = time.perf_counter()
+    name = canonical(args.algorithm)
+    get(name)
+    samples = args.samples or SAMPLES["all"]
+    _check_size(name, samples, None, 2, args.epsilon, {})
+    out = check_out(args.out)
+    existing_path = out / "audit-claims.json"
+    rows: list[dict] = []
+    if existing_path.is_file():
+        try:
+            rows = json.loads(existing_path.read_text())
+            if not (isinstance(rows, list) and all(isinstance(r, dict) and "mechanism" in r
+                                                   for r in rows)):
+                raise ValueError("not a list of audit rows")
+        except ValueError as error:
+            raise DPBanditsError(f"{existing_path} is not a claims table that audit --all wrote "
+                                 f"({error}); rerun dpbandits audit --all --out {args.out}") from None
+    jobs = len(get(name).variants)
+    with cluster(args.scheduler) as client, \
+            progress_bar(jobs, f"audit {name}", disabled=args.no_progress, unit=" audits") as bar:
+        def step(message: str) -> None:
+            bar.set_description_str(message.split("] ", 1)[-1][:40])
+            bar.update(1)
+
+        results = audit_all(args.epsilon, samples=samples, alpha=args.alpha, seed=args.seed,
+                            workers=args.workers, client=client, names=[name],
+                            include_controls=False, progress=step, backend=args.backend)
+    merged = replace_rows(rows, results, [name])
+    as_json = json.dumps(merged, indent=1)
+    table = claims_table([AuditResult.from_dict(row) for row in merged])
+    atomic_write(out / "audit-claims.md", lambda h: h.write(table + "\n"), mode="w")
+    atomic_write(existing_path, lambda h: h.write(as_json), mode="w")
+    print(json.dumps([r.to_dict() for r in results], indent=1) if args.json
+          else claims_table(results))
+    print(f"\n{sum(r.verdict == 'violation' for r in results)} violation(s) in {len(results)} "
+          f"audits of {name}, {time.perf_counter() - start:.0f} s; rewrote its rows of "
+          f"{existing_path} and {out / 'audit-claims.md'} ({len(merged) - len(results)} other "
+          f"rows kept as they were)", file=sys.stderr)
     return FOUND if any(r.verdict == "violation" for r in results) else OK
 
 
