@@ -21,18 +21,33 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "dpbandits"
 SHARED = {"errors", "limits", "files", "distributed", "pools", "multiplicity", "__init__"}    # small helpers, importable anywhere
 
+ABOVE_SHARED = {"reference", "compiled", "accountant", "audit", "bounds", "candidates", "validate",
+                "reproduce", "report", "testing", "cli"}
+"""Every package above the small shared helpers."""
+
 FORBIDDEN = {
-    "reference": {"compiled", "accountant", "audit", "bounds", "validate", "reproduce", "report",
-                  "cli"},
-    "accountant": {"audit", "bounds", "validate", "reproduce", "report", "cli"},
-    "compiled": {"audit", "bounds", "validate", "reproduce", "report", "cli"},
-    "audit": {"bounds", "validate", "reproduce", "report", "cli"},
-    "bounds": {"audit", "validate", "reproduce", "report", "cli"},
-    "validate": {"reproduce", "report", "cli"},
-    "reproduce": {"validate", "report", "cli"},
-    "report": {"cli"},
+    "reference": {"compiled", "accountant", "audit", "bounds", "candidates", "validate",
+                  "reproduce", "report", "testing", "cli"},
+    "accountant": {"audit", "bounds", "candidates", "validate", "reproduce", "report", "testing",
+                   "cli"},
+    "compiled": {"audit", "bounds", "candidates", "validate", "reproduce", "report", "testing",
+                 "cli"},
+    "audit": {"bounds", "candidates", "validate", "reproduce", "report", "testing", "cli"},
+    "bounds": {"audit", "candidates", "validate", "reproduce", "report", "testing", "cli"},
+    "candidates": {"validate", "reproduce", "report", "testing", "cli"},
+    "validate": {"reproduce", "report", "testing", "cli"},
+    "reproduce": {"validate", "report", "testing", "cli"},
+    "report": {"testing", "cli"},
+    "testing": {"cli"},
+    "cli": set(),
+    **{helper: ABOVE_SHARED for helper in SHARED - {"__init__"}},
+    "lazy": ABOVE_SHARED,
 }
-"""Package -> the packages it must not import."""
+"""Package -> the packages it must not import; every package and top-level module of
+``dpbandits`` has a row (``cli`` may import everything)."""
+
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+"""The repository's tools (the docs' hooks, the argument walk): above the package, like ``cli``."""
 
 
 def _package(path: Path) -> str:
@@ -78,6 +93,31 @@ def _violations() -> list[str]:
 @pytest.mark.exact
 def test_each_package_imports_only_from_the_layers_below():
     assert not _violations(), "\n".join(_violations())
+
+
+@pytest.mark.exact
+def test_every_package_has_a_layer():
+    """A new package or top-level module must be placed in the layer table."""
+    found = {path.name.removesuffix(".py") for path in SRC.iterdir()
+             if (path.is_dir() and (path / "__init__.py").exists()) or path.suffix == ".py"}
+    unplaced = sorted(found - set(FORBIDDEN) - {"__init__"})
+    assert not unplaced, f"packages with no layer in tests/test_layers.py FORBIDDEN: {unplaced}"
+
+
+@pytest.mark.exact
+def test_the_tools_import_the_package_only_through_its_public_packages():
+    """The tools sit above the package: they import its packages, never a private module."""
+    bad = []
+    for path in sorted(TOOLS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpbandits"):
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names if a.name.startswith("dpbandits")]
+            else:
+                continue
+            bad += [f"{path.name} imports {n}" for n in names if "._" in n]
+    assert not bad, "\n".join(bad)
 
 
 @pytest.mark.exact
@@ -194,3 +234,88 @@ def test_the_cycle_check_sees_lazy_imports_and_finds_a_planted_cycle():
     edges = {name: _module_imports(path) for name, path in MODULES.items()}
     edges["reference.engine"] = edges["reference.engine"] | {"compiled"}   # the old backend switch
     assert any({"reference.engine", "compiled"} <= set(c) for c in _cycles(edges))
+
+
+# --- algorithm names only in the algorithm's own place -------------------------------------------
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that are docstrings (of a module, class or function, or
+    an attribute's docstring after its assignment): prose, where an example may name anything."""
+    found = set()
+    for node in ast.walk(tree):
+        for statement in getattr(node, "body", []) if isinstance(getattr(node, "body", None), list) else []:
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
+                    and isinstance(statement.value.value, str):
+                found.add(id(statement.value))
+    return found
+
+
+def names_in_code(text: str, names: set[str]) -> set[str]:
+    """The registered names that the code ``text`` holds as a string (``"NAME"``, ``"NAME[..."``,
+    ``"NAME:..."``), docstrings aside."""
+    tree = ast.parse(text)
+    prose = _docstrings(tree)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            found |= {n for n in names if node.value == n or node.value.startswith((n + "[", n + ":"))}
+    return found
+
+
+def _own_place(path: Path) -> set[str] | None:
+    """The names module ``path`` may hold: an algorithm's module (under reference/bandit,
+    fullinfo or matroid) its own, a compiled kernel the algorithms that declare it, a paper's
+    bounds or experiments any (they stay with their paper), the registry its table; None: no
+    name (shared code)."""
+    from dpbandits.reference import registry
+
+    relative = path.relative_to(SRC).as_posix() if SRC in path.parents else None
+    if relative is None:
+        return None
+    if relative == "reference/registry.py":
+        return set(registry.ALGORITHMS) | set(registry.ALIASES)
+    if relative.split("/")[0] == "reference" and relative.split("/")[1] in ("bandit", "fullinfo",
+                                                                          "matroid"):
+        module = relative.removeprefix("reference/").removesuffix(".py").replace("/", ".")
+        return {n for n, target in registry.ALGORITHMS.items() if target.split(":")[0] == module}
+    if relative.startswith("compiled/"):
+        kernel = relative.removeprefix("compiled/").removesuffix(".py")
+        return {n for n in registry.ALGORITHMS if registry.declaration(n, "kernel") == kernel}
+    if (relative.startswith("bounds/") and relative not in ("bounds/__init__.py", "bounds/core.py",
+                                                            "bounds/check.py", "bounds/simulated.py")) \
+            or relative.startswith("reproduce/experiments/"):
+        return set(registry.ALGORITHMS)
+    return None
+
+
+EXAMPLES = {"argument_walk.py": "it measures one example command, `validate --against "
+                                "anytime-lazy-ucb` (docs/architecture.md states the counts)"}
+"""Tools that name an algorithm as the example they run, and why."""
+
+
+@pytest.mark.exact
+def test_shared_code_names_no_algorithm():
+    """Outside an algorithm's own places (its module, its kernel, its paper's bounds and
+    experiments, the registry's line), no module of the package and no tool holds an
+    algorithm's name in its code: the machinery reads the registry."""
+    from dpbandits.reference import registry
+
+    names = set(registry.ALGORITHMS) | set(registry.ALIASES)
+    problems = []
+    for path in sorted([*SRC.rglob("*.py"), *TOOLS.glob("*.py")]):
+        if path.parent == TOOLS and path.name in EXAMPLES:
+            continue
+        allowed = _own_place(path) or set()
+        named = names_in_code(path.read_text(), names) - allowed
+        if named:
+            problems.append(f"{path.relative_to(SRC.parents[1])} names {sorted(named)}: read "
+                            f"the registry (or the algorithm's declarations) instead")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.exact
+def test_the_name_check_sees_a_planted_name_and_skips_prose():
+    text = 'def f():\n    """Example: make("dp-se", ...)."""\n    return get("dp-se")\n'
+    assert names_in_code(text, {"dp-se", "ucb1"}) == {"dp-se"}
+    assert names_in_code('"""Only "dp-se" in prose."""\nX = 1\n', {"dp-se"}) == set()
+    assert names_in_code('X = ("ucb1[paper]", "ucb1:T=5")\n', {"ucb1"}) == {"ucb1"}

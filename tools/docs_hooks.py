@@ -25,6 +25,14 @@ Markers an algorithm page may contain, each on its own line:
     own parser (:func:`dpbandits.cli.options_table`), so the docs state the defaults it uses.
 ``<!-- dpbandits:limits -->``
     every bound the tool enforces, read from :mod:`dpbandits.limits`.
+``<!-- dpbandits:algorithms -->``
+    the index of the algorithms: one table per feedback model, a row per registered algorithm
+    (its page, source and variants), in the registry's order.
+
+The ``Algorithms`` section of the site's navigation is generated too (:func:`on_config`): the
+index, then ``algorithms/NAME.md`` for every registered NAME, in the registry's order, so a new
+algorithm needs its page and its registry line, nothing in ``mkdocs.yml`` (a registered
+algorithm without a page fails the strict build).
 
 Simulations at build time are small (T = 2^14, 10 runs) so that the strict build in the test suite
 stays fast; the page states the size.
@@ -37,7 +45,7 @@ import json
 import re
 from pathlib import Path
 
-MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue|tags|options|limits|kernel) ?([a-z0-9-]*) -->$",
+MARKER = re.compile(r"^<!-- dpbandits:(bounds|audit|catalogue|tags|options|limits|kernel|algorithms) ?([a-z0-9-]*) -->$",
                     flags=re.M)
 TAG = re.compile(r"#\s*(\[(?:[A-Za-z./0-9]+ )?l\.[^\]]*\])")
 AUDIT_DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "audit-claims.json"
@@ -49,13 +57,63 @@ take when its horizon is raised to where vacuous bounds become informative."""
 SETTING = {"bandit": "hu2021-setting2", "full": "hu-journal-thm12"}
 
 
+FAMILIES = {"bandit": "Stochastic bandits", "full": "Full information", "semi": "Matroid bandits"}
+"""The index's section of each feedback model."""
+NAV_SECTION = "Algorithms"
+
+
+def on_config(config):
+    """The navigation's ``Algorithms`` section: its index, then every registered algorithm's page."""
+    config["nav"] = [_with_algorithms(item) for item in config["nav"] or []]
+    return config
+
+
+def _with_algorithms(item):
+    if not (isinstance(item, dict) and NAV_SECTION in item):
+        return item
+    return {NAV_SECTION: algorithm_nav(item[NAV_SECTION])}
+
+
+def algorithm_nav(given: list) -> list:
+    """The entries of mkdocs.yml's ``Algorithms`` section other than registered algorithms'
+    pages (the index), then ``algorithms/NAME.md`` for every registered NAME."""
+    from dpbandits.reference.registry import ALGORITHMS
+
+    pages = [f"algorithms/{name}.md" for name in ALGORITHMS]
+    return [entry for entry in given if entry not in pages] + pages
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 (MkDocs API)
     return MARKER.sub(lambda match: _render(match.group(1), match.group(2)), markdown)
+
+
+def algorithm_index() -> str:
+    """One table per feedback model: each registered algorithm's page, source and variants."""
+    from dpbandits.reference.registry import ALGORITHMS, get
+
+    rows: dict[str, list[str]] = {}
+    for name in ALGORITHMS:
+        cls = get(name)
+        variants = ", ".join(v.name + (" (default)" if v.name == cls.default_variant else "")
+                             for v in cls.variants)
+        rows.setdefault(cls.feedback, []).append(f"| [{cls.title}]({name}.md) | {cls.paper} | "
+                                                 f"{variants} |")
+    lines = []
+    for feedback, title in FAMILIES.items():
+        if feedback in rows:
+            lines += [f"## {title}", "", "| algorithm | source | variants |", "|---|---|---|",
+                      *rows.pop(feedback), ""]
+    for feedback, found in rows.items():          # a feedback model the index does not name yet
+        lines += [f"## Feedback `{feedback}`", "", "| algorithm | source | variants |",
+                  "|---|---|---|", *found, ""]
+    return "\n".join(lines)
 
 
 def _render(what: str, name: str) -> str:
     if what == "catalogue":
         return _catalogue()
+    if what == "algorithms":
+        return algorithm_index()
     if what == "options":
         from dpbandits.cli import options_table
 
@@ -72,22 +130,30 @@ def _render(what: str, name: str) -> str:
 
 
 def _tags(name: str) -> str:
-    """Every pseudocode tag in the algorithm's module (and the shared matroid estimator), with
-    the statements that carry it, in source order."""
-    from dpbandits.reference.registry import ALGORITHMS
+    """Every pseudocode tag in the algorithm's module, and in the classes of the reference it
+    derives from (the shared private matroid estimator, say), with the statements that carry
+    it, in source order."""
+    import inspect
+    import sys
 
-    module = ALGORITHMS[name].split(":")[0].replace(".", "/")
-    root = Path(__file__).resolve().parents[1] / "src" / "dpbandits" / "reference"
-    files = [root / f"{module}.py"]
-    if module.startswith("matroid/") and name in ("dpucb-mat", "dpts-mat"):
-        files.append(root / "matroid" / "common.py")
+    from dpbandits.reference import get
+    from dpbandits.reference.policy import PolicyBase
+
+    cls = get(name)
+    spans = [(cls.__module__, 1, None)]            # the whole module: its functions carry tags
+    for base in cls.__mro__[1:]:
+        if base is PolicyBase or not base.__module__.startswith("dpbandits.reference."):
+            continue
+        lines, first = inspect.getsourcelines(base)
+        spans.append((base.__module__, first, first + len(lines) - 1))
     rows: dict[str, list[str]] = {}
-    for path in files:
-        for number, line in enumerate(path.read_text().splitlines(), 1):
+    for module, first, last in spans:
+        text = Path(inspect.getsourcefile(sys.modules[module])).read_text()
+        for line in text.splitlines()[first - 1:last]:
             match = TAG.search(line)
             if match and not line.lstrip().startswith("#"):
                 code = line[:match.start()].strip().replace("|", "\\|")
-                where = f"`{path.relative_to(root.parents[1]).as_posix()}`"
+                where = f"`{module.replace('.', '/')}.py`"
                 rows.setdefault(match.group(1), []).append(f"`{code}` ({where})")
     if not rows:
         return "*No pseudocode tags in this module.*\n"

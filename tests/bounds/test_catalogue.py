@@ -129,3 +129,25 @@ def test_each_lower_bound_stays_below_the_upper_bounds_of_its_algorithms():
         assert np.all(a[both] <= b[both]), f"{low.key} exceeds {up.key}"
         compared += int(both.any())
     assert compared >= 1, "no lower bound was compared with an upper bound"
+
+
+@pytest.mark.exact
+def test_the_dp_bandit_lower_bound_is_about_the_registrys_pure_dp_bandits(monkeypatch):
+    """The Shariff-Sheffet lower bound holds for every epsilon-DP bandit algorithm: its list is
+    read from the registry (bandit feedback, default variant proved epsilon-DP with no delta),
+    so DP-UCB-INT ((epsilon, delta)-DP) is not on it, and a new pure-DP bandit algorithm is
+    listed by its registry line alone."""
+    import sys
+    import types
+
+    from dpbandits.bounds import prior
+    from dpbandits.reference import registry
+    from dpbandits.reference.bandit.anytime_lazy_ucb import AnytimeLazyUCB
+
+    expected = {n for n in ALGORITHMS if get(n).feedback == "bandit" and get(n).private} - {"dp-ucb-int"}
+    assert set(BOUNDS["prior.shariff-sheffet-lower"].algorithms) == expected
+    module = types.ModuleType("dpbandits.reference.renamed_for_test")
+    module.Renamed = type("Renamed", (AnytimeLazyUCB,), {"name": "renamed-lazy-ucb"})
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(registry.ALGORITHMS, "renamed-lazy-ucb", "renamed_for_test:Renamed")
+    assert "renamed-lazy-ucb" in prior.shariff_sheffet_lower().algorithms

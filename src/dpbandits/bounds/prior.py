@@ -13,7 +13,7 @@ import sympy as sp
 
 from .core import Bound, Delta, K, T, epsilon
 
-__all__ = ["ucb1_auer", "shariff_sheffet_lower", "dp_se_dependent", "dp_se_independent",
+__all__ = ["ucb1_auer", "pure_dp_bandits", "shariff_sheffet_lower", "dp_se_dependent", "dp_se_independent",
            "tossou2015_claimed", "bounds"]
 
 
@@ -30,16 +30,34 @@ def ucb1_auer() -> Bound:
         condition=sp.Ge(T, 1), algorithms=("ucb1",), order=sp.log(T) / Delta)
 
 
+def pure_dp_bandits() -> tuple[str, ...]:
+    """The registered bandit algorithms whose default variant is proved epsilon-DP with no
+    delta (the ``proven`` guarantee of its privacy claim, read at epsilon = 1, K = 2, T = 100):
+    those a lower bound on every epsilon-DP bandit algorithm is about. Read from the registry,
+    so a new algorithm is listed by its claim, not by a line here."""
+    from ..reference.registry import ALGORITHMS, get, make
+
+    found = []
+    for name in ALGORITHMS:
+        cls = get(name)
+        if cls.feedback != "bandit" or not cls.private:
+            continue
+        proven = make(name, 2, epsilon=1.0, rng=0, T=100).claim.proven
+        if proven is not None and proven.delta == 0:
+            found.append(name)
+    return tuple(found)
+
+
 def shariff_sheffet_lower() -> Bound:
     """Shariff & Sheffet (2018): every epsilon-DP bandit algorithm has regret
-    Omega(sum_j log T / Delta_j + K log T / epsilon). Order only (unit constants)."""
+    Omega(sum_j log T / Delta_j + K log T / epsilon). Order only (unit constants). It is about
+    every registered algorithm of :func:`pure_dp_bandits`."""
     return Bound(
         key="prior.shariff-sheffet-lower", title="epsilon-DP bandit lower bound (Shariff & Sheffet 2018)",
         source="Shariff & Sheffet, NeurIPS 2018; Hu, Huang & Mehta (2021), Sec. 1, Hu et al. (journal), Sec. 1",
         kind="lower", quantity="expected pseudo-regret R(T)", constants="order",
         rest=K * sp.log(T) / epsilon, per_arm=sp.log(T) / Delta,
-        algorithms=("anytime-lazy-ucb", "hybrid-ucb", "lazy-dp-ts", "dp-se", "adap-klucb",
-                    "dp-ucb-bound", "dp-ucb", "private-ucb"),
+        algorithms=pure_dp_bandits(),
         order=sp.log(T) * (1 / Delta + K / epsilon))
 
 
