@@ -422,3 +422,24 @@ def test_table_lockstep_draws_per_table_where_the_parameters_differ_between_tabl
     with noise.tracing(tracer):
         laplace(rng, np.array([1.0, 1.0, 2.0, 2.0]), 4)
     assert tracer.moved == [(1, "round 0: a noise scale")]
+
+
+@pytest.mark.exact
+def test_an_algorithm_parameter_named_delta_reaches_the_policy():
+    """DP-UCB-INT's own delta is a parameter; the composition's delta is traced_upper's argument.
+    ``audit dp-ucb-int --param delta=0.5`` ended in a TypeError (two values for delta)."""
+    row = {"mechanism": "dp-ucb-int[corrected] delta=0.5", "claimed_epsilon": 35.72,
+           "claimed_delta": 0.5, "epsilon_lower_bound": 0.0, "pair": {"K": 2, "T": 8}}
+    bracket = accountant.audit_bracket(row, epsilon=1.0)
+    assert bracket is not None and math.isfinite(bracket.upper)
+    given = traced_upper("dp-ucb-int", K=2, T=8, enumerate=False, params={"delta": 0.5})
+    default = traced_upper("dp-ucb-int", K=2, T=8, enumerate=False)
+    assert given.delta == 0.5 and default.delta < 1e-4   # the claim of a policy built with it
+
+
+@pytest.mark.exact
+def test_a_trace_too_large_to_hold_is_refused_before_it_allocates():
+    """``audit dp-se --epsilon 10000 --arms 10`` traced its bracket at K = 10, T = 18172: 3.3e10
+    table cells across the lockstep runs (a MemoryError). It is refused, named, at once."""
+    with pytest.raises(accountant.TooLargeToTrace, match="K = 10, T = 18172"):
+        traced_upper("dp-se", epsilon=10000.0, K=10, T=18172, enumerate=False)

@@ -68,13 +68,13 @@ from .enumeration import (ENUMERATION_BUDGET, PROOF_BUDGET, PROOF_K, PROOF_SEEDS
                           _binary_tables, _choices, _visible, enumerate_traces, enumeration_size,
                           proof_size)
 from .lockstep import _TableGenerator, _TableTracer
-from .tracing import (HELD_T, STRUCTURE, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, TRACE_T, Trace,
-                      _begin, trace)
+from .tracing import (HELD_T, STRUCTURE, TRACE_CELLS, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS,
+                      TRACE_T, TooLargeToTrace, Trace, _begin, trace)
 from .upper import traced_upper
 
 __all__ = ["Trace", "Accounting", "Bracket", "trace", "enumerate_traces", "release_loss",
            "row_losses", "account", "alignment", "traced_upper", "bracket", "audit_bracket", "claim_bracket",
            "STRUCTURE", "TRACE_SETTINGS", "TRACE_K", "TRACE_T", "TRACE_SEEDS", "PROOF_K", "PROOF_T",
            "ENUMERATION_BUDGET", "PROOF_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES", "UNIT_TABLES",
-           "enumeration_size", "proof_size"]
+           "enumeration_size", "proof_size", "TooLargeToTrace", "TRACE_CELLS"]
 

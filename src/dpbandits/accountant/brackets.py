@@ -121,7 +121,7 @@ def audit_bracket(result: dict, epsilon: float | None = None,
     K, T = int(result["pair"]["K"]), int(result["pair"]["T"])
     delta = float(result.get("claimed_delta") or 0.0)
     upper = traced_upper(name, epsilon=epsilon, variant=variant, K=K, T=T, seeds=seeds,
-                         delta=delta, **params)
+                         delta=delta, params=params)
     claimed = Guarantee(float(result["claimed_epsilon"]), delta)
     exact = result.get("exact_epsilon")
     return Bracket(claimed, float(result["epsilon_lower_bound"]),

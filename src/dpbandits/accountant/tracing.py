@@ -24,6 +24,17 @@ TRACE_T = 32
 """Rounds of the default traces."""
 TRACE_SEEDS = (0, 1, 2)
 """Seeds of the default traces (each seed draws its own reward table)."""
+TRACE_CELLS = 60_000_000
+"""Most table cells one trace holds across its lockstep runs (1 + P runs of the table, one per
+probed cell: about K^2 T^2; 480 MB of floats). DP-SE's audit setting, K = 2, T = 2740, holds 30
+million; larger sizes raise :class:`TooLargeToTrace`."""
+
+
+class TooLargeToTrace(DPBanditsError):
+    """The lockstep trace at this size would not fit :data:`TRACE_CELLS`: the accountant gives
+    no bound here."""
+
+
 HELD_T = 200
 """Longest horizon at which the held sequences are traced beside the seeded ones."""
 
@@ -208,6 +219,10 @@ def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, se
             elif a >= 0:
                 h[:, p] = np.where(tables[:, t - rows[0], a] > 0.5, -1.0, 1.0)
     G, S = tables.shape[0], 1 + len(cells)
+    held = G * S * tables.shape[1] * tables.shape[2]
+    if held > TRACE_CELLS:
+        raise TooLargeToTrace(f"a trace of {name} at K = {K}, T = {T} would hold {held:.3g} table "
+                              f"cells across its {G * S} lockstep runs (at most {TRACE_CELLS:.0e})")
     runs = np.broadcast_to(tables[:, None], (G, S) + tables.shape[1:]).copy()
     for p, (t, a) in enumerate(cells, start=1):
         if a >= 0:

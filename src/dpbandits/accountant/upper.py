@@ -67,7 +67,7 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
                  K: int | None = None, T: int | None = None,
                  seeds: Iterable[int] = TRACE_SEEDS, delta: float | None = None,
                  policy_class: type | None = None, enumerate: bool = True,
-                 **params: Any) -> Accounting:
+                 params: dict[str, Any] | None = None, **more: Any) -> Accounting:
     """The accountant's bound for algorithm ``name``; ``delta`` defaults to the claim's (0 for
     pure claims). K, T and parameters not given come from :data:`TRACE_SETTINGS` or the
     defaults :data:`TRACE_K`, :data:`TRACE_T`.
@@ -78,8 +78,12 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
     seed, the bound is a :data:`PROOF` for every table with entries in {0, 1} at K and T.
     Otherwise it is an estimate from the traces on ``seeds``' tables, the held sequences
     (:func:`_held_sequences`) and, where enumerated, every sequence and table, and the findings
-    say which sequence's schedule moved with which table or seed."""
+    say which sequence's schedule moved with which table or seed. The algorithm's parameters
+    are ``params`` and the remaining keywords (``params`` for one named like an argument here,
+    such as DP-UCB-INT's own ``delta``). At a size whose trace would not fit
+    :data:`~dpbandits.accountant.tracing.TRACE_CELLS`, :class:`TooLargeToTrace` is raised."""
     name = canonical(name)
+    params = {**(params or {}), **more}     # ``params`` may hold a parameter named delta
     preset = dict(TRACE_SETTINGS.get(name, {}))
     K = preset.pop("K", TRACE_K) if K is None else K
     T = preset.pop("T", TRACE_T) if T is None else T

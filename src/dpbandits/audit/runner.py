@@ -286,10 +286,13 @@ def _fmt(value: float | None) -> str:
 
 def _bracket(r: AuditResult) -> str:
     """[audit lower, exact, traced upper] and the accountant's verdict (docs/accountant.md)."""
-    from ..accountant import _parse_label, audit_bracket
+    from ..accountant import TooLargeToTrace, _parse_label, audit_bracket
 
     name = _parse_label(r.mechanism)[0]
-    b = audit_bracket(r.to_dict(), AUDIT_PRESETS.get(name, {}).get("epsilon"))
+    try:
+        b = audit_bracket(r.to_dict(), AUDIT_PRESETS.get(name, {}).get("epsilon"))
+    except TooLargeToTrace:
+        return "- (no traced upper bound at this size)"
     return "-" if b is None else b.text()
 
 

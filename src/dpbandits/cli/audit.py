@@ -367,9 +367,14 @@ def describe(result, epsilon: float | None = None) -> str:
              f"  point estimate (not a bound): {shown}; {result.seconds:.1f} s"]
     lines += [f"  note: {note}" for note in result.notes]
     if reason is None and epsilon is not None:
-        from ..accountant import audit_bracket
+        from ..accountant import TooLargeToTrace, audit_bracket
 
-        bracket = audit_bracket(result.to_dict(), epsilon)
-        if bracket is not None:
-            lines.append(f"  bracket [audit lower bound, exact, traced upper bound]: {bracket.text()}")
+        try:
+            bracket = audit_bracket(result.to_dict(), epsilon)
+        except TooLargeToTrace as e:
+            lines.append(f"  bracket: no traced upper bound at this size ({e})")
+        else:
+            if bracket is not None:
+                lines.append(f"  bracket [audit lower bound, exact, traced upper bound]: "
+                             f"{bracket.text()}")
     return "\n".join(lines)
