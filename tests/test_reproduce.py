@@ -397,3 +397,17 @@ def test_a_verdict_near_its_flip_point_runs_again_on_seeds_0_to_4(tmp_path, monk
             assert [s for s, _ in c.seeds] == [0, 1, 2, 3, 4]
             if len({v for _, v in c.seeds}) > 1:
                 assert c.verdict == "inconclusive at this size" and "changes with the seed" in c.evidence
+
+
+@pytest.mark.smoke
+def test_a_run_that_skips_the_reruns_counts_a_verdict_near_its_flip_point_as_inconclusive(tmp_path, monkeypatch):
+    """The report's default budget does not run seeds 1-4: a decided verdict near its flip point
+    is then inconclusive, and says so with the command that runs them."""
+    from dpbandits.reproduce import claims, reproduce_many
+
+    monkeypatch.setattr(claims.Flip, "near", lambda self: True)
+    result = reproduce_many(["hu2021-fig1"], tmp_path, size="tiny", reseed=False)[0]
+    for c in result.claims:
+        assert c.verdict not in ("supported", "contradicted", "depends on reading")
+        if "not run again" in c.evidence:
+            assert c.verdict == "inconclusive at this size" and "--full" in c.evidence

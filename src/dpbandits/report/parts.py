@@ -182,7 +182,8 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: in
     names = budget["experiments"] or tuple(EXPERIMENTS)
     say(f"reproduce: {len(names)} experiments at size `{budget['reproduce_size']}`")
     results = reproduce_many(names, out / "reproduce", size=budget["reproduce_size"], seed=seed,
-                             client=client, workers=workers, backend=backend, progress=say)
+                             client=client, workers=workers, backend=backend, progress=say,
+                             reseed=budget.get("reseed", True))
     buckets: dict[str, list[str]] = {key: [] for key in REPRODUCE_VERDICTS.values()}
     lines, files, below = [], [], []
     ours: dict[str, str] = {}

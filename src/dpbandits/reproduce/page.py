@@ -168,7 +168,8 @@ VERDICT_RULE = (
     f"prints the margin (or level) at which its verdict would flip; a decided verdict within a "
     f"factor {NEAR_MARGIN:g} of its flip point (for a word with no margin, a level within a "
     f"factor 2 of {ALPHA:g}) is run again on seeds "
-    f"{SEEDS[0]}-{SEEDS[-1]}, and is `inconclusive at this size` if it changes with the seed.")
+    f"{SEEDS[0]}-{SEEDS[-1]}, and is `inconclusive at this size` if it changes with the seed "
+    f"(or, in a run that skips those re-runs, such as the report's default budget).")
 
 
 def _not_our_artefact(e: Experiment) -> str:

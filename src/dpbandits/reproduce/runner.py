@@ -153,12 +153,15 @@ def _load_cell(path: Path, key: dict) -> dict | None:
 def reproduce_many(names: Sequence[str], out: str | Path, *, size: str = "default", seed: int = 0,
                    workers: int = 1, backend: str = "auto", client=None, movielens: str | None = None,
                    progress: Callable[[str], None] | None = None,
-                   folders: Callable[[str], Path] | None = None) -> list[Reproduction]:
+                   folders: Callable[[str], Path] | None = None,
+                   reseed: bool = True) -> list[Reproduction]:
     """Run (or resume) the experiments ``names`` at ``size``; each writes its CSV, PNG and page
     into ``folders(name)`` (default ``out/NAME``), and all share the cell folder ``out/cells``.
 
     ``workers`` processes simulate cells in parallel (largest first); a Dask ``client`` runs each
-    cell's blocks on the cluster instead. Neither changes a number."""
+    cell's blocks on the cluster instead. Neither changes a number. A decided verdict near its
+    flip point runs again on seeds 0-4 (:func:`_reseed`); with ``reseed=False`` it is not run
+    again and counts as ``inconclusive at this size``, saying so (the report's default budget)."""
     from ..reference.engine import check_backend
 
     check_backend(backend)
@@ -195,6 +198,9 @@ def reproduce_many(names: Sequence[str], out: str | Path, *, size: str = "defaul
             data[(job.line.label, job.epsilon)] = cell
         judged.append(_judge(e, setting, data))
     wanted, jobs, owner = _near(judged, seed, cell_dir, movielens, backend)
+    if not reseed:
+        _not_reseeded(judged, wanted)
+        wanted, jobs = [], {}
     results: dict[str, Reproduction] = {}
 
     def write(k: int) -> None:
@@ -319,6 +325,18 @@ def _reseed(judged: list, wanted: list, cell_dir: Path, movielens, backend: str)
                         + ", ".join(f"seed {s}: {x}" for s, x in seen) + "); at seed 0: " + v.evidence)
         verdicts[i] = replace(v, verdict=INCONCLUSIVE if changed else v.verdict, evidence=evidence,
                               seeds=tuple(seen))
+
+
+def _not_reseeded(judged: list, wanted: list) -> None:
+    """Decided verdicts near their flip point, not run again on the other seeds: inconclusive,
+    with the command that runs them."""
+    for k, i in wanted:
+        cells, verdicts = judged[k][0], judged[k][1]
+        v = verdicts[i]
+        verdicts[i] = replace(v, verdict=INCONCLUSIVE, evidence=(
+            f"{v.verdict} at seed {SEEDS[0]}, but near its flip point ({v.flip.text()}) and not "
+            f"run again on seeds {SEEDS[1]}-{SEEDS[-1]} in this run; `dpbandits reproduce "
+            f"{cells.experiment.name} --full` runs them; at seed {SEEDS[0]}: {v.evidence}"))
 
 
 def _write(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verdict], size: str,
