@@ -24,8 +24,8 @@ BUDGETS: dict[str, dict[str, Any]] = {
 """What each budget runs. ``experiments=None`` means every reproduction target.
 ``bounds_seconds`` is the bounds part's estimated simulation time (runs x T / 1e7 s on the
 compiled backend), spent on raising horizons to where vacuous bounds become informative.
-``reseed``: whether a claim's verdict near its flip point runs again on seeds 0-4 (about 180
-CPU-seconds more at the papers' sizes); without, such a verdict is inconclusive and says so."""
+``reseed``: whether a claim's verdict near its flip point runs again on seeds 0-4 (260 more
+cells, about 70 CPU-seconds at the papers' sizes); without, such a verdict is inconclusive and says so."""
 
 PARTS = ("algorithms", "audit", "bounds", "reproduce")
 
