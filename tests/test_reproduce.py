@@ -237,7 +237,8 @@ def test_the_flip_point_is_where_the_verdict_changes():
     assert again(flip.below * 1.01) == "supported"
     assert again(flip.below) != "supported"
     assert again(flip.contradicted) == "contradicted"
-    assert "power" not in v.readings[0].power or v.readings[0].power.startswith("about")
+    power = v.readings[0].power                 # how it could have failed, at which margin
+    assert power.startswith("about ") and f"is contradicted, {flip.contradicted:.4g}" in power
     assert "supported" not in flip.text() and "inconclusive at this size at a margin of" in flip.text()
 
 

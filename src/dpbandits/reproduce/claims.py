@@ -550,7 +550,7 @@ def _power(o: Outcome, flip: Flip, level: float) -> str:
         return "decided exactly on the observed runs"
     t = float(norm.isf(max(min(o.p_support, 1 - 1e-16), 1e-300)))
     z = norm.ppf(1 - level)
-    return (f"power about {float(norm.cdf(t - z)):.0%} to contradict it were the true effect the "
+    return (f"about {float(norm.cdf(t - z)):.0%} to contradict it were the true effect the "
             f"mirror image of the observed one (normal approximation, level {level:.2g})")
 
 
