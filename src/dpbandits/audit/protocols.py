@@ -11,10 +11,13 @@ protocol of :mod:`dpbandits.audit.adapters` with no code from the user
   ``startGame()``): ``startGame()`` once before round 1, then ``choice()`` in every round and
   ``getReward(arm, reward)`` with the pulled arm's reward. Bandit feedback only.
 * **MABWiser** ``MAB`` objects (``fit``, ``predict`` and ``partial_fit``; not contextual): MABWiser
-  predicts only after a ``fit``, and its UCB1 scores an arm it has never seen at 0, so rounds
-  1..K pull the MAB's arms once each in their order, then ``fit(arms, rewards)`` on those K
-  pulls; from round K + 1 on, ``predict()`` chooses and ``partial_fit([arm], [reward])``
-  observes. The arms are the MAB's ``arms`` in order (arm i of the table is ``arms[i]``). A
+  predicts only after a ``fit``. A MAB that predicts from its own draws after an empty fit
+  (Thompson sampling: its arms' expectations differ with no data) is run from a cold start as
+  MABWiser runs it: ``fit([], [])``, then ``predict()`` and ``partial_fit([arm], [reward])`` from
+  round 1. MABWiser's UCB1 scores an arm it has never seen at 0, so for a MAB whose expectations
+  are all equal with no data, rounds 1..K pull the MAB's arms once each in their order, then
+  ``fit(arms, rewards)`` on those K pulls; from round K + 1 on, ``predict()`` chooses and
+  ``partial_fit([arm], [reward])`` observes. The arms are the MAB's ``arms`` in order (arm i of the table is ``arms[i]``). A
   MABWiser *learning policy* (``LearningPolicy.UCB1(alpha=1)``, ...) becomes, per run, a
   ``MAB(arms=[0, ..., K-1], learning_policy, seed=...)`` with the run's integer seed
   (:func:`derived_seed`). Bandit feedback only.
@@ -205,8 +208,28 @@ def _mab_for(policy: Any, K: int, rng: np.random.Generator, label: str) -> Any:
     return MAB(arms=list(range(K)), learning_policy=policy, seed=derived_seed(rng))
 
 
+def _predicts_cold(mab: Any) -> bool:
+    """Whether ``mab`` predicts from its own draws straight after an empty ``fit`` (MABWiser's
+    Thompson sampling, softmax, random: the arms' expectations differ with no data), as
+    MABWiser itself runs it from a cold start. Tried on a copy, so the run's MAB and its
+    generator are untouched; False for a MAB whose expectations are all equal with no data
+    (UCB1 and epsilon-greedy score an unseen arm 0) or that cannot be tried so."""
+    import copy
+
+    try:
+        probe = copy.deepcopy(mab)
+        probe.fit(decisions=[], rewards=[])
+        values = list(probe.predict_expectations().values())
+        return len(values) > 1 and len({float(v) for v in values}) > 1
+    except Exception:
+        return False
+
+
 class _MABWiser:
-    """A MABWiser ``MAB``: one pull of each arm, ``fit``, then ``predict`` / ``partial_fit``."""
+    """A MABWiser ``MAB``. One that predicts after an empty ``fit`` (:func:`_predicts_cold`) is
+    run as MABWiser runs it from a cold start: ``fit([], [])``, then ``predict`` /
+    ``partial_fit`` from round 1. Any other: one pull of each arm, ``fit``, then ``predict`` /
+    ``partial_fit``."""
 
     act_call, observe_call = "mab.predict()", "mab.partial_fit([arm], [reward])"
 
@@ -223,9 +246,12 @@ class _MABWiser:
         self._arms = arms
         self._index = {arm: i for i, arm in enumerate(arms)}
         self._first: list[float] = []
+        self._cold = _predicts_cold(mab)
+        if self._cold:
+            mab.fit(decisions=[], rewards=[])
 
     def act(self, t: int) -> Any:
-        if t <= len(self._arms):
+        if t <= len(self._arms) and not self._cold:
             return t - 1
         chosen = self._mab.predict()
         try:
@@ -236,7 +262,9 @@ class _MABWiser:
 
     def observe(self, t: int, arm: int, reward: float) -> None:
         K = len(self._arms)
-        if t < K:
+        if self._cold:
+            self._mab.partial_fit(decisions=[self._arms[arm]], rewards=[reward])
+        elif t < K:
             self._first.append(reward)
         elif t == K:
             self._mab.fit(decisions=list(self._arms), rewards=self._first + [reward])
