@@ -45,7 +45,11 @@ def assert_private(candidate: Any, against: str, epsilon: float = 1.0, *, K: int
     from the reference) and ``samples`` (test runs per side, default
     :data:`~dpbandits.audit.against.AGAINST_SAMPLES`) set the audit's size. Returns the
     :class:`~dpbandits.audit.result.AuditResult` when the check passes.
+
+    The failure is three lines: the verdict with its numbers, the pair with its counts and seed,
+    and the false-alarm probability; pytest shows the caller's line, not this function's code.
     """
+    __tracebackhide__ = True
     from . import limits
     from .audit.against import AGAINST_SAMPLES, audit_against, could_not_test, planned_horizon
     from .audit.pairs import DEFAULT_ARMS
@@ -66,21 +70,21 @@ def assert_private(candidate: Any, against: str, epsilon: float = 1.0, *, K: int
     planned, why = planned_horizon(against, K, epsilon, dict(params or {}), horizon)
     limits.check_audit_size(samples, planned, K, horizon=why)
     mechanism = load(candidate, K=K, epsilon=epsilon, params=params, feedback=cls.feedback,
-                     workers=workers)
+                     workers=workers, reference=against)
     result = audit_against(mechanism, against, epsilon=epsilon, params=dict(params or {}),
                            T=horizon, samples=samples, alpha=alpha, seed=seed)
     counts = result.counts
-    where = (f"pair: {result.pair['description']} (T = {result.pair['T']}, K = {result.pair['K']}); "
-             f"event in {counts.get('in_S_D0')} of {counts.get('n_D0')} runs on D0 and "
-             f"{counts.get('in_S_D1')} of {counts.get('n_D1')} on D1; seed {seed}")
+    where = (f"  pair: {result.pair['description']} (T = {result.pair['T']}, "
+             f"K = {result.pair['K']}); event in {counts.get('in_S_D0')} of {counts.get('n_D0')} "
+             f"runs on D0 and {counts.get('in_S_D1')} of {counts.get('n_D1')} on D1; seed {seed}")
     if result.verdict == "violation":
         raise AssertionError(
-            f"privacy VIOLATION of {against}'s claim: {result.summary()}. {where}. A candidate "
-            f"that keeps the claim fails this check with probability at most alpha = {alpha:g}.")
+            f"privacy VIOLATION of {against}'s claim: {result.summary()}\n{where}\n  a candidate "
+            f"that keeps the claim fails this check with probability at most alpha = {alpha:g}")
     reason = could_not_test(result)
     if reason is not None:
-        raise AssertionError(f"privacy COULD NOT BE TESTED against {against}'s claim: {reason}. "
-                             f"{where}")
+        raise AssertionError(f"privacy COULD NOT BE TESTED against {against}'s claim: "
+                             f"{reason}\n{where}")
     return result
 
 

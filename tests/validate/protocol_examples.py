@@ -11,6 +11,10 @@ log_round=t-1`` and the tie breaking and first pulls its protocol implies.
 * ``tiny_mab(K, seed)`` (MABWiser's shape: ``MAB`` with ``arms``, ``fit``, ``predict``,
   ``partial_fit``, a ``seed``): arms named ``"arm0"``... and ties to the first arm.
   ``tiny_mab_no_two`` drops the 2 under the square root.
+* ``tiny_thompson_mab(K, seed)`` (MABWiser's shape, cold start): Thompson sampling with Beta(1, 1)
+  priors over arms ``"arm0"``..., drawn from its own ``RandomState``, predicting after an empty
+  ``fit`` as MABWiser's ``ThompsonSampling`` does; ``predict_expectations()`` gives the draws.
+  ``tiny_thompson_mab_flipped`` counts a reward of 1 as a failure.
 * ``StepUCB(n_arms, epsilon)`` (a step-style solver: ``step(last_reward, last_arm) -> arm``):
   unpulled arms in order, ties at random from NumPy's global generator. ``StepUCBInverted``
   records 1 - reward.
@@ -92,6 +96,42 @@ def tiny_mab(K, seed):
 
 def tiny_mab_no_two(K, seed):
     return TinyMAB([f"arm{i}" for i in range(K)], seed=seed, two=1.0)
+
+
+class TinyThompsonMAB:
+    def __init__(self, arms, seed=123456, flipped=False):
+        self.arms, self.flipped = list(arms), flipped
+        self.is_contextual = False
+        self.rng = np.random.RandomState(seed)
+        self.successes = dict.fromkeys(self.arms, 0.0)
+        self.failures = dict.fromkeys(self.arms, 0.0)
+
+    def fit(self, decisions, rewards):
+        self.successes = dict.fromkeys(self.arms, 0.0)
+        self.failures = dict.fromkeys(self.arms, 0.0)
+        self.partial_fit(decisions, rewards)
+
+    def partial_fit(self, decisions, rewards):
+        for arm, reward in zip(decisions, rewards):
+            good = reward if not self.flipped else 1 - reward
+            self.successes[arm] += good
+            self.failures[arm] += 1 - good
+
+    def predict_expectations(self):
+        return {arm: self.rng.beta(self.successes[arm] + 1, self.failures[arm] + 1)
+                for arm in self.arms}
+
+    def predict(self):
+        draws = self.predict_expectations()
+        return max(self.arms, key=lambda arm: draws[arm])
+
+
+def tiny_thompson_mab(K, seed):
+    return TinyThompsonMAB([f"arm{i}" for i in range(K)], seed=seed)
+
+
+def tiny_thompson_mab_flipped(K, seed):
+    return TinyThompsonMAB([f"arm{i}" for i in range(K)], seed=seed, flipped=True)
 
 
 class StepUCB:

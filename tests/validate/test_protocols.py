@@ -55,6 +55,19 @@ def test_each_protocol_validates_with_no_glue(tmp_path, capsys, faithful, plante
                      f"validate-ucb1-protocol_examples-{planted}.json"]
 
 
+@pytest.mark.statistical
+def test_a_mab_that_predicts_after_an_empty_fit_conforms_with_thompson_sampling(tmp_path, capsys):
+    """The driver runs a cold-start MAB as MABWiser does (predict from round 1): a Beta(1, 1)
+    Thompson MAB conforms with thompson (a false 'differs' has probability <= alpha = 0.05,
+    Holm; seed 0 is such a case, one path comparison at Holm p = 0.048, and seeds 1-6 conform),
+    its reward-flipped twin differs."""
+    for name, status_wanted in (("tiny_thompson_mab", 0), ("tiny_thompson_mab_flipped", 1)):
+        status = main(["validate", "--python", f"{EXAMPLES}:{name}", "--against", "thompson",
+                       *SMALL, "--seed", "1", "--out", str(tmp_path), "--json"])
+        data = json.loads(capsys.readouterr().out)
+        assert status == status_wanted, data["first_difference"]
+
+
 @pytest.mark.exact
 @pytest.mark.parametrize("name", ["SmpyUCB", "tiny_mab", "StepUCB"])
 def test_global_and_seed_randomness_depends_on_the_run_seed_only(name):
@@ -74,6 +87,10 @@ def test_the_protocols_follow_their_descriptions_round_by_round():
     [1,1,0] after the rounding above)."""
     mab = load(f"{EXAMPLES}:tiny_mab", K=3, isolated=False).sample(TABLE, 2, 0)
     assert (mab[:, :3] == [0, 1, 2]).all()           # one pull of each arm, in the MAB's order
+    # A MAB that predicts after an empty fit (its expectations differ with no data) predicts
+    # from round 1, as MABWiser runs Thompson sampling: its first arms vary with the seed.
+    cold = load(f"{EXAMPLES}:tiny_thompson_mab", K=3, isolated=False).sample(TABLE, 60, 0)
+    assert len({tuple(run[:3]) for run in cold.tolist()}) > 5
     step = load(f"{EXAMPLES}:StepUCB", K=3, isolated=False).sample(TABLE, 2, 0)
     assert (step[:, :3] == [0, 1, 2]).all()          # step(None, None) first: unpulled in order
     smpy = load(f"{EXAMPLES}:SmpyUCB", K=3, isolated=False).sample(TABLE, 50, 0)
@@ -156,6 +173,11 @@ def test_a_module_inside_a_package_keeps_its_relative_imports(tmp_path):
     ("from scipy.special import no_such_function\n",
      r"does not work with the installed scipy \d.* older version of scipy"),
     ("import no_such_module_here\n", r"needs the module 'no_such_module_here', which is not installed"),
+    # What Python raises for SMPyBandits 0.9.7's Beta posterior under SciPy >= 1.15.
+    ("import scipy\nraise ImportError(\"cannot import name 'btdtri' from 'scipy.special' (x.py)\", "
+     "name='scipy.special')\n",
+     r"imports scipy.special.btdtri, which scipy removed in 1.15.0; the installed scipy is "
+     r"\d[^:]*: install 'scipy<1.15', as pip install 'dpbandits\[ecosystem\]' does"),
 ])
 def test_a_library_that_does_not_import_is_one_line_naming_the_dependency(tmp_path, code, message):
     (tmp_path / "library").mkdir()
@@ -223,11 +245,17 @@ def _importable(module: str) -> bool:
 @pytest.mark.statistical
 @pytest.mark.skipif(not _importable("mabwiser.mab"), reason="mabwiser is not installed")
 def test_mabwiser_learning_policies_by_name(tmp_path, capsys):
-    """MABWiser's UCB1 (alpha = 1, ln of the plays so far, ties to the first arm) conforms
-    with ucb1 at log_round=t-1 (false alarm <= 0.05)."""
+    """MABWiser's own uses, each where its algorithm is the reference's: its UCB1 (alpha = 1,
+    ln of the plays so far, ties to the first arm; one pull of each arm first) conforms with ucb1
+    at log_round=t-1, and its ThompsonSampling (Beta(1, 1) priors, predicting after an empty fit)
+    with thompson (false alarm <= 0.05 each, Holm)."""
     status = main(["validate", "--python", "mabwiser:UCB1(alpha=1)", "--against", "ucb1",
                    "--param", "log_round=t-1", *SMALL, "--json", "--out", str(tmp_path)])
     assert status == 0 and json.loads(capsys.readouterr().out)["behaviour"] == "conforms"
+    status = main(["validate", "--python", "mabwiser:ThompsonSampling", "--against", "thompson",
+                   *SMALL, "--json", "--out", str(tmp_path)])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and data["behaviour"] == "conforms", data["first_difference"]
     one = load("mabwiser:ThompsonSampling", K=3, timeout=30).sample(TABLE, 10, 0)
     assert (load("mabwiser:ThompsonSampling", K=3, workers=2, timeout=30).sample(TABLE, 10, 0)
             == one).all()
@@ -240,7 +268,7 @@ def test_smpybandits_by_name_or_a_one_line_reason(tmp_path, capsys):
                    "--param", "log_round=t-1", "--param", "tie_break=random", "--param",
                    "initial_order=random", *SMALL, "--json", "--out", str(tmp_path)])
     captured = capsys.readouterr()
-    if status == 2:     # SMPyBandits 0.9.7 does not import with SciPy >= 1.14 (btdtri)
-        assert captured.err.count("\n") == 1 and "installed scipy" in captured.err
+    if status == 2:     # SMPyBandits 0.9.7 does not import with SciPy >= 1.15 (btdtri)
+        assert captured.err.count("\n") == 1 and "install 'scipy<1.15'" in captured.err
     else:
         assert status == 0 and json.loads(captured.out)["behaviour"] == "conforms"

@@ -17,7 +17,8 @@ import pytest
 from dpbandits.audit.mechanism import RegistryMechanism
 from dpbandits.testing import FAILURE_LINES, assert_conforms
 from dpbandits.validate import validate
-from dpbandits.validate.power import alternatives, first_action_difference
+from dpbandits.validate.power import (MAX_TRIES, alternatives, combinations,
+                                      count_combinations, first_action_difference)
 from dpbandits.reference import get
 
 
@@ -51,6 +52,47 @@ def test_alternatives_are_the_enumerated_values_not_given():
     assert "log_round=t-1" not in [c.description for c in
                                    alternatives(get("ucb1"), None, {"log_round": "t"})]
     assert "rounding=ceil-plus-one" in [c.description for c in alternatives(get("dp-se"), None, {})]
+
+
+@pytest.mark.exact
+def test_combinations_are_tried_smallest_first_one_value_per_parameter():
+    ucb1 = alternatives(get("ucb1"), None, {})
+    tried = [(size, change.description) for size, change in combinations(ucb1)]
+    assert tried == [(1, "tie_break=random"), (1, "initial_order=random"), (1, "log_round=t-1"),
+                     (2, "tie_break=random + initial_order=random"),
+                     (2, "tie_break=random + log_round=t-1"),
+                     (2, "initial_order=random + log_round=t-1"),
+                     (3, "tie_break=random + initial_order=random + log_round=t-1")]
+    assert count_combinations(ucb1) == 7 <= MAX_TRIES
+    last = list(combinations(ucb1))[-1][1]
+    assert last.option == ("--param tie_break=random --param initial_order=random "
+                           "--param log_round=t-1")
+    dp_se = alternatives(get("dp-se"), None, {})
+    picked = [change for _, change in combinations(dp_se)]
+    # No combination sets one parameter twice.
+    assert all(len({k for k, _ in c.params}) == len(c.params) for c in picked)
+    assert len(picked) == count_combinations(dp_se)
+
+
+@pytest.mark.statistical
+def test_the_explanation_names_the_smallest_conforming_set_and_its_command():
+    """A UCB1 with a random first order and random ties, on arms so poor that early indices
+    tie: no single alternative conforms (each leaves the other's path difference: rejected
+    at p < 1e-6), the pair does (a false rejection has probability <= alpha = 0.05, Holm), and
+    the search stops after size 2 without trying the triple."""
+    candidate = RegistryMechanism("ucb1", 3, params={"initial_order": "random",
+                                                     "tie_break": "random"})
+    result = validate(candidate, "ucb1", means=[0.03, 0.02, 0.01], horizon=300, runs=60,
+                      seed=0, audit_samples=0)
+    assert result.behaviour != "conforms"
+    assert result.conforming_alternatives == ["tie_break=random + initial_order=random"]
+    assert max(a["size"] for a in result.alternatives) == 2
+    assert all(a["behaviour"] != "conforms" for a in result.alternatives if a["size"] == 1)
+    text = result.summary()
+    assert "the smallest set of 2 alternatives that conforms" in text
+    assert "of 7 combinations of the reference's documented alternatives tried, smallest " \
+           "first, at most 16" in text
+    assert "rerun with --param tie_break=random --param initial_order=random" in text
 
 
 @pytest.mark.exact

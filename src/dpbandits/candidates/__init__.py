@@ -58,11 +58,11 @@ it in its host process, checked before any work).
 
 from __future__ import annotations
 
-from .building import ALIASES, Problem, builder
+from .building import ALIASES, Problem, builder, filled_note, reference_values
 from .mechanisms import (CandidateMechanism, NamedFunctionMechanism, SemiCandidateMechanism,
                          check_protocol, load)
 from .naming import NAMESPACES, Command, resolve, short_name
 
-__all__ = ["Problem", "Command", "load", "resolve", "builder", "CandidateMechanism",
-           "SemiCandidateMechanism", "NamedFunctionMechanism", "ALIASES", "NAMESPACES",
+__all__ = ["Problem", "Command", "load", "resolve", "builder", "reference_values", "filled_note",
+           "CandidateMechanism", "SemiCandidateMechanism", "NamedFunctionMechanism", "ALIASES", "NAMESPACES",
            "short_name", "check_protocol"]

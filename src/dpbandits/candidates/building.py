@@ -3,7 +3,9 @@ run with the :class:`Problem` (K, T, epsilon, the setting's parameters) and the 
 
 from __future__ import annotations
 
+import functools
 import inspect
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -12,7 +14,7 @@ import numpy as np
 from ..audit.protocols import derived_seed, is_learning_policy
 from ..errors import DPBanditsError
 
-__all__ = ["ALIASES", "Problem", "builder"]
+__all__ = ["ALIASES", "Problem", "builder", "reference_values", "filled_note"]
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "K": ("K", "k", "n_arms", "num_arms", "nbArms"),
@@ -40,6 +42,10 @@ class Problem:
     feedback: str = "bandit"
     """What the candidate observes: ``bandit`` (the pulled arm's reward), ``full`` (the row) or
     ``semi`` (the played basis's weights; the matroid is ``params["matroid"]``)."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """The reference algorithm's values of its documented parameters for this problem (DP-SE's
+    ``beta`` = 1/T when unset): a candidate that requires one of them and is not given it in
+    ``params`` gets this value (:func:`reference_values`)."""
 
 
 def builder(obj: Any, name: str | None = None) -> Callable[[Problem, np.random.Generator], Any]:
@@ -107,6 +113,8 @@ def builder(obj: Any, name: str | None = None) -> Callable[[Problem, np.random.G
         for p in others:
             if p.name in problem.params:
                 kwargs[p.name] = problem.params[p.name]
+            elif p.default is p.empty and p.name in problem.defaults:
+                kwargs[p.name] = problem.defaults[p.name]
         if takes_keywords:
             kwargs.update({k: v for k, v in problem.params.items() if k not in kwargs})
         return obj(**kwargs)
@@ -114,12 +122,77 @@ def builder(obj: Any, name: str | None = None) -> Callable[[Problem, np.random.G
     missing = [p.name for p in others if p.default is p.empty]
     if missing:
         def checked(problem: Problem, rng: np.random.Generator) -> Any:
-            absent = [m for m in missing if m not in problem.params]
+            absent = [m for m in missing if m not in problem.params and m not in problem.defaults]
             if absent:
                 raise DPBanditsError(
                     f"{name} requires {', '.join(absent)}: a candidate's parameters are K, T "
-                    f"(or horizon), epsilon (or eps), rng and the algorithm's parameters "
-                    f"given with --param ({', '.join(sorted(problem.params)) or 'none given'})")
+                    f"(or horizon), epsilon (or eps), rng, the algorithm's parameters "
+                    f"given with --param ({', '.join(sorted(problem.params)) or 'none given'}) "
+                    f"and the reference's own parameters, at its defaults when not given "
+                    f"({', '.join(sorted(problem.defaults)) or 'none'})")
             return build(problem, rng)
         return checked
     return build
+
+
+@functools.lru_cache(maxsize=64)
+def _reference_values(name: str, K: int, T: int, epsilon: float | None,
+                      params: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
+    from ..reference import get, make
+    from ..reference.domains import parameters_of
+
+    given = dict(params)
+    out = {}
+    built = None
+    for parameter in parameters_of(get(name)):
+        if parameter.name in given:
+            continue
+        value = parameter.default
+        if value is None:               # set from the problem when unset (beta = 1/T)
+            if built is None:
+                try:
+                    built = make(name, K, epsilon=epsilon, rng=0, T=T, **given)
+                except Exception:       # a size the reference refuses: nothing to fill from
+                    return tuple(sorted(out.items()))
+            value = getattr(built, parameter.name, None)
+        if value is not None:
+            out[parameter.name] = value
+    return tuple(sorted(out.items()))
+
+
+def reference_values(name: str | None, K: int, T: int, epsilon: float | None,
+                     params: Mapping[str, Any]) -> dict[str, Any]:
+    """The reference algorithm ``name``'s values of its documented parameters not in ``params``,
+    for K arms, horizon T and ``epsilon``: the constructor's default, or, for a parameter whose
+    default is unset (DP-SE's ``beta``), the value the reference sets from the problem (1/T).
+    Empty when ``name`` is None."""
+    if name is None:
+        return {}
+    key = tuple(sorted(params.items()))
+    try:
+        hash(key)
+    except TypeError:                   # unhashable parameter values: computed afresh
+        return dict(_reference_values.__wrapped__(name, K, T, epsilon, key))
+    return dict(_reference_values(name, K, T, epsilon, key))
+
+
+def filled_note(name: str | None, K: int, T: int, epsilon: float | None,
+                params: Mapping[str, Any]) -> str:
+    """One line naming the reference's values set from the problem (DP-SE's ``beta`` = 1/T) that
+    a candidate requiring them gets; empty when there are none."""
+    if name is None:
+        return ""
+    from ..reference import get
+    from ..reference.domains import parameters_of
+
+    values = reference_values(name, K, T, epsilon, params)
+    unset = [p.name for p in parameters_of(get(name)) if p.default is None and p.name in values]
+    if not unset:
+        return ""
+    shown = [f"{key} = {values[key]:.6g}" + (f" (1/T at T = {T})"
+                                            if isinstance(values[key], float)
+                                            and math.isclose(values[key], 1 / T) else "")
+             for key in unset]
+    return (f"a constructor argument the candidate requires, named as a parameter of {name} and "
+            f"not given with --param, gets {name}'s value: {', '.join(shown)} (the others their "
+            f"stated defaults)")

@@ -15,7 +15,7 @@ from ..audit.external import DEFAULT_TIMEOUT, CommandMechanism
 from ..audit.isolation import quoted
 from ..audit.protocols import adapt
 from ..errors import DPBanditsError, check_positive_int
-from .building import Problem, builder
+from .building import Problem, builder, reference_values
 from .naming import Command, resolve
 
 __all__ = ["CandidateMechanism", "SemiCandidateMechanism", "NamedFunctionMechanism", "load",
@@ -67,17 +67,19 @@ class CandidateMechanism(_Candidate, PolicyMechanism):
     def __init__(self, obj: Any, K: int, epsilon: float | None, params: Mapping[str, Any] | None = None,
                  feedback: str = "bandit", *, claim_epsilon: float | None = None, workers: int = 1,
                  label: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-                 isolated: bool = True) -> None:
+                 isolated: bool = True, reference: str | None = None) -> None:
         self.obj = obj
         self.epsilon = epsilon
         self.params = dict(params or {})
+        self.reference = reference
         super().__init__(_built_in_place, K, claim_epsilon, feedback, workers=workers,
                          label=label or _label(obj), timeout=timeout, isolated=isolated)
 
     build_call = "building the candidate"
 
     def _build(self, T: int, rng: np.random.Generator) -> Any:
-        problem = Problem(self.K, T, self.epsilon, self.params, self.feedback)
+        defaults = reference_values(self.reference, self.K, T, self.epsilon, self.params)
+        problem = Problem(self.K, T, self.epsilon, self.params, self.feedback, defaults)
         return self._prepare()(problem, rng)
 
 
@@ -112,7 +114,7 @@ def load(candidate: Any, *, K: int, epsilon: float | None = None,
          params: Mapping[str, Any] | None = None, feedback: str = "bandit",
          claim_epsilon: float | None = None, workers: int = 1, table_function: bool = False,
          label: str | None = None, check: bool = True, timeout: float = DEFAULT_TIMEOUT,
-         isolated: bool = True):
+         isolated: bool = True, reference: str | None = None):
     """An audit mechanism for ``candidate`` (module docstring): ``MODULE:OBJECT`` or
     ``FILE.py:OBJECT`` text, a Python class or factory, a :class:`Command`, or a mechanism.
 
@@ -128,6 +130,9 @@ def load(candidate: Any, *, K: int, epsilon: float | None = None,
     run's policy, each ``act`` and ``observe``, a function's whole run); a :class:`Command`
     carries its own. ``isolated``: run a Python candidate in processes of its own
     (docs/audit-protocol.md#isolation); False runs it in this process (for debugging).
+    ``reference``: the registered algorithm the candidate is held against; a constructor argument
+    the candidate requires, not in ``params`` and named as one of its documented parameters, gets
+    the reference's value for the run's problem (:func:`reference_values`: DP-SE's ``beta`` = 1/T).
     """
     K = check_positive_int(K, "K", minimum=2)
     claim = epsilon if claim_epsilon is None else claim_epsilon
@@ -150,7 +155,7 @@ def load(candidate: Any, *, K: int, epsilon: float | None = None,
         return mechanism
     mechanism = CandidateMechanism(candidate, K, epsilon, params, feedback, claim_epsilon=claim,
                                    workers=workers, label=label, timeout=timeout,
-                                   isolated=isolated)
+                                   isolated=isolated, reference=reference)
     if check:
         check_protocol(mechanism)
     return mechanism

@@ -152,8 +152,22 @@ def _dependency_hint(source: str, error: BaseException) -> str:
         version = importlib.metadata.version(top)
     except Exception:
         return ""
+    named = re.match(r"cannot import name '([\w.]+)' from '([\w.]+)'", str(error))
+    removed = REMOVED.get(f"{named.group(2)}.{named.group(1)}") if named else None
+    if removed is not None:
+        package, release = removed
+        major, minor = release.split(".")[:2]
+        return (f" ({source} imports {named.group(2)}.{named.group(1)}, which {package} removed "
+                f"in {release}; the installed {package} is {version}: install "
+                f"'{package}<{major}.{minor}', as pip install 'dpbandits[ecosystem]' does)")
     return (f" ({source} does not work with the installed {top} {version}: it may need an "
             f"older version of {top})")
+
+
+REMOVED = {"scipy.special.btdtri": ("scipy", "1.15.0")}
+"""Names the ecosystem's libraries import that a dependency removed, and the release that
+removed them (checked by importing: SciPy 1.14.1 has ``scipy.special.btdtri``, 1.15.0 has not;
+SMPyBandits 0.9.7's Beta posterior imports it, so its policies do not import with SciPy >= 1.15)."""
 
 
 def _load_file(path: Path):

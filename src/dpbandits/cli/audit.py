@@ -296,7 +296,7 @@ def _audit_candidate(args: argparse.Namespace):
     _check_size(against, samples, args.horizon, K, eps, params)
     mechanism = load(named, K=K, epsilon=eps, params=params, feedback=cls.feedback,
                      workers=args.workers, table_function=args.callable,
-                     timeout=args.timeout)
+                     timeout=args.timeout, reference=against)
     with _closing(mechanism):
         return audit_against(mechanism, against, epsilon=eps, variant=args.variant,
                              params=params, T=args.horizon, samples=samples, alpha=args.alpha,

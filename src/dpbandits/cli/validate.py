@@ -108,7 +108,7 @@ def _run(args: argparse.Namespace, request, out) -> int:
     record = tampering_record(args)
     candidate = load(named, K=request.K, epsilon=request.epsilon, params=request.params,
                      feedback=feedback, workers=args.workers, table_function=args.callable,
-                     timeout=args.timeout)
+                     timeout=args.timeout, reference=request.against)
     try:
         result = run_checked(candidate, request, say_for(args))
     finally:            # every process of the candidate ends before anything is written

@@ -146,7 +146,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         from ..candidates import load
 
         candidate = load(candidate, K=request.K, epsilon=request.epsilon, params=request.params,
-                         feedback=request.cls.feedback)
+                         feedback=request.cls.feedback, reference=request.against)
     return run_checked(candidate, request, progress, explain=explain)
 
 
@@ -204,6 +204,9 @@ def run_checked(candidate: Any, request: Request,
                         corrected(rows, request.alpha, request.power))
     if semi:
         result.matroid, result.super_arm_size = repr(problem.matroid), problem.k
+    from ..candidates import filled_note
+
+    result.filled_note = filled_note(getattr(candidate, "reference", None), K, T, epsilon, params)
     record_curves(result, problem, samples["fresh"])
     _explain(result, request, samples, table, s_tries, s_plants, say, explain)
 

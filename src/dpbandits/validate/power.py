@@ -7,11 +7,14 @@ alternatives tried against a differing candidate, and the reference's planted va
   release), the first round where the two common actions differ is where the candidate departs,
   with certainty. After the reference's runs start to vary, a difference is statistical and is
   left to the comparisons.
-* :func:`try_alternatives`: when a candidate differs, the reference is run with each documented
-  alternative value of its parameters (the values its parameter domain enumerates, one change at
-  a time, at most :data:`MAX_TRIES`) and the candidate is compared with each under the same Holm
-  correction; the alternatives under which it conforms are named. This replaces guessing at what
-  might explain a difference.
+* :func:`try_alternatives`: when a candidate differs, the reference is run with combinations of
+  its documented alternatives (the values its parameter domains enumerate, and its other
+  variants; at most one value per parameter), smallest first: every single change, then every
+  pair, and so on, at most :data:`MAX_TRIES` in all. The candidate is compared with each under
+  the same Holm correction, and the search stops after the first size at which some set
+  conforms: those smallest sets are named, with the command line that uses them. This replaces
+  guessing at what might explain a difference (a public UCB1 differs from the reference in three
+  documented choices at once, and no single one of them conforms).
 * :func:`planted_power`: when a candidate conforms, the reference's own planted variants (its
   documented alternatives, epsilon x 2 and x 1/2 for a private ALGO, and the changes the
   algorithm declares in ``planted_changes``, e.g. a radius x 1/2) are run at the same size and
@@ -25,16 +28,18 @@ validation's own samples and verdict do not move.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 __all__ = ["MAX_TRIES", "GROWTH", "Change", "first_action_difference", "alternatives",
-           "plants", "try_alternatives", "planted_power"]
+           "combinations", "count_combinations", "plants", "try_alternatives", "planted_power"]
 
-MAX_TRIES = 6
-"""Most alternatives tried on a differing candidate (each costs one reference sample pair)."""
+MAX_TRIES = 16
+"""Most combinations of documented alternatives tried on a differing candidate, smallest first
+(each costs one reference sample pair and its comparisons)."""
 
 GROWTH = (4, 16)
 """Horizons, as multiples of T, at which an undetected planted variant is retried."""
@@ -55,9 +60,51 @@ class Change:
         """How a user asks for it on the command line (empty for planted attributes)."""
         if self.attributes or self.epsilon_factor != 1.0:
             return ""
-        if self.variant is not None:
-            return f"--variant {self.variant}"
-        return " ".join(f"--param {k}={v}" for k, v in self.params)
+        words = [f"--variant {self.variant}"] if self.variant is not None else []
+        return " ".join(words + [f"--param {k}={v}" for k, v in self.params])
+
+    @property
+    def key(self) -> str:
+        """What it changes: a parameter's name, ``variant``, or the description."""
+        if self.variant is not None and not self.params:
+            return "variant"
+        if len(self.params) == 1 and not self.attributes:
+            return self.params[0][0]
+        return self.description
+
+
+def _joined(changes: tuple[Change, ...]) -> Change:
+    """One change made of several documented alternatives (parameters and at most one variant)."""
+    variant = next((c.variant for c in changes if c.variant is not None), None)
+    params = tuple(item for c in changes for item in c.params)
+    return Change(" + ".join(c.description for c in changes), params, variant=variant)
+
+
+def _groups(changes: list[Change]) -> list[list[Change]]:
+    """The alternatives grouped by what they change, in their order (one value per group)."""
+    groups: dict[str, list[Change]] = {}
+    for change in changes:
+        groups.setdefault(change.key, []).append(change)
+    return list(groups.values())
+
+
+def count_combinations(changes: list[Change]) -> int:
+    """How many combinations of ``changes`` take at most one value of each parameter."""
+    total = 1
+    for group in _groups(changes):
+        total *= len(group) + 1
+    return total - 1
+
+
+def combinations(changes: list[Change]) -> Iterator[tuple[int, Change]]:
+    """Every combination of ``changes`` with at most one value per parameter (and at most one
+    variant), as (size, joined change): all single changes first, then all pairs, and so on,
+    each size in the order of :func:`alternatives`."""
+    groups = _groups(changes)
+    for size in range(1, len(groups) + 1):
+        for chosen in itertools.combinations(groups, size):
+            for picked in itertools.product(*chosen):
+                yield size, (picked[0] if size == 1 else _joined(picked))
 
 
 def first_action_difference(cand: np.ndarray, ref: np.ndarray) -> dict[str, Any]:
@@ -183,24 +230,33 @@ def _seeds(sequence: np.random.SeedSequence, count: int) -> list[tuple[int, int]
 
 def try_alternatives(request: Any, candidate_samples: dict[str, tuple[np.ndarray, np.ndarray]],
                      table: Any, sequence: np.random.SeedSequence,
-                     say=lambda message: None) -> list[dict[str, Any]]:
-    """The candidate's samples against the reference under each documented alternative (at most
-    :data:`MAX_TRIES`): one dict per try with the change, the verdict and the rejections."""
-    changes = alternatives(request.cls, request.variant, request.params)[:MAX_TRIES]
+                     say=lambda message: None, limit: int = MAX_TRIES) -> list[dict[str, Any]]:
+    """The candidate's samples against the reference under combinations of its documented
+    alternatives (:func:`combinations`: smallest first, at most ``limit``), stopping after the
+    first size at which some combination conforms. One dict per try with the change, its size,
+    the command-line option, the verdict and the rejections; each also carries ``possible``
+    (how many combinations exist) and ``limit``."""
+    changes = alternatives(request.cls, request.variant, request.params)
     if not changes:
         return []
+    possible = count_combinations(changes)
     rng = np.random.default_rng(sequence.spawn(1)[0])
-    out = []
-    for change, seeds in zip(changes, _seeds(sequence, len(changes))):
+    out: list[dict[str, Any]] = []
+    found_at = None
+    for (size, change), seeds in zip(combinations(changes), _seeds(sequence, limit)):
+        if found_at is not None and size > found_at:
+            break
         say(f"behaviour: trying the reference with {change.description}")
         fixed, fresh = _reference_samples(request, change, request.T, table, seeds)
         samples = {"fixed": (candidate_samples["fixed"][0], fixed),
                    "fresh": (candidate_samples["fresh"][0], fresh)}
         verdict, comparisons = _verdict(request.problem, samples, request.alpha, request.power, rng)
-        out.append({"change": change.description, "option": change.option, "behaviour": verdict,
-                    "rejected": sum(c.rejected for c in comparisons),
-                    "comparisons": len(comparisons),
+        out.append({"change": change.description, "size": size, "option": change.option,
+                    "behaviour": verdict, "rejected": sum(c.rejected for c in comparisons),
+                    "comparisons": len(comparisons), "possible": possible, "limit": limit,
                     "first_difference": first_action_difference(samples["fixed"][0], fixed)})
+        if verdict == "conforms" and found_at is None:
+            found_at = size
     return out
 
 

@@ -71,6 +71,9 @@ class Validation:
     """A differing candidate against the reference under each documented alternative."""
     power_checks: list[dict[str, Any]] = field(default_factory=list)
     """A conforming candidate: the reference's planted variants, detected at this size or not."""
+    filled_note: str = ""
+    """Which of the reference's values a candidate requiring them gets (DP-SE's beta = 1/T):
+    :func:`dpbandits.candidates.filled_note`; empty when none is set from the problem."""
 
     @property
     def behaviour(self) -> str:
@@ -198,6 +201,8 @@ class Validation:
         lines = [f"{self.candidate} against {self.algorithm}{variant}{eps}",
                  f"  means = {[round(x, 4) for x in self.means]}, T = {self.T}, {self.runs} runs per "
                  f"sample (fixed table and fresh tables), seed = {self.seed}"]
+        if self.filled_note:
+            lines.append(f"  {self.filled_note}")
         if self.super_arm_size:
             lines.append(f"  semi-bandit: every round a super arm, a basis of {self.matroid} "
                          f"(k = {self.super_arm_size} of L = {self.K} base arms); the pulls of a "
@@ -272,15 +277,23 @@ class Validation:
                             if start else "no horizon searched makes them depend on the rewards"))
         if self.alternatives:
             fits = self.conforming_alternatives
+            first = self.alternatives[0]
+            count = len(self.alternatives)
+            bound = (f"{count} of {first.get('possible', count)} combinations of the reference's "
+                     f"documented alternatives tried, smallest first, at most "
+                     f"{first.get('limit', count)}")
             tried = ", ".join(f"{a['change']}: {a['behaviour']}" for a in self.alternatives)
             if fits:
                 options = [a["option"] for a in self.alternatives if a["behaviour"] == "conforms"]
-                lines.append(f"  the candidate conforms to the reference with {' / '.join(fits)} "
-                             f"(tried each documented alternative: {tried}); rerun with "
+                size = min(a.get("size", 1) for a in self.alternatives
+                           if a["behaviour"] == "conforms")
+                what = "alternative" if size == 1 else f"set of {size} alternatives"
+                lines.append(f"  the candidate conforms to the reference with {' / '.join(fits)}, "
+                             f"the smallest {what} that conforms ({bound}: {tried}); rerun with "
                              f"{' or '.join(options)}")
             else:
-                lines.append(f"  no documented alternative of the reference removes the "
-                             f"difference (tried: {tried})")
+                lines.append(f"  no combination of the reference's documented alternatives "
+                             f"removes the difference ({bound}: {tried})")
         if self.power_checks:
             caught = [p["change"] for p in self.power_checks if p["detected"]]
             lines.append(f"  power: of the reference's planted variants run at this size, "
@@ -330,6 +343,7 @@ class Validation:
                                   "level alpha)",
                 "first_action_difference": self.first_action_difference or None,
                 "untestable": self.untestable,
+                "filled": self.filled_note or None,
                 "alternatives": self.alternatives,
                 "power_checks": self.power_checks,
                 "evidence": self.evidence(),
