@@ -15,12 +15,16 @@ alternatives tried against a differing candidate, and the reference's planted va
   conforms: those smallest sets are named, with the command line that uses them. This replaces
   guessing at what might explain a difference (a public UCB1 differs from the reference in three
   documented choices at once, and no single one of them conforms).
-* :func:`planted_power`: when a candidate conforms, the reference's own planted variants (its
-  documented alternatives, epsilon x 2 and x 1/2 for a private ALGO, and the changes the
-  algorithm declares in ``planted_changes``, e.g. a radius x 1/2) are run at the same size and
-  compared with the reference's samples as a candidate would be. A variant with no rejection is
-  one this size would not have told apart; it is retried at 4 T and 16 T to name a size that
-  would. Each planted variant costs one reference-sized sample pair and its comparisons.
+* :func:`planted_power`: when a candidate conforms, the reference's own planted variants are run
+  at the same size and compared with the reference's samples as a candidate would be. Each
+  names the one part it changes (:attr:`Change.part`): the changes the algorithm declares in
+  ``planted_changes`` (UCB1's radius: its bonus; DP-SE's noise scale), the parts of
+  :data:`PARTS` (DP-UCB-BOUND's bonus alone and its noise scale alone, the other left as it
+  is), every other value of every documented parameter, those the user set included (the
+  other value is probed), and epsilon x 2 and x 1/2 for a private ALGO (which move the noise and
+  any bonus together, so they are not single-part changes). A variant with no rejection is one
+  this size would not have told apart; it is retried at 4 T and 16 T to name a size that would.
+  Each planted variant costs one reference-sized sample pair and its comparisons.
 
 The tries and the planted variants draw from their own children of the validation's seed, so the
 validation's own samples and verdict do not move.
@@ -47,18 +51,28 @@ GROWTH = (4, 16)
 
 @dataclass(frozen=True)
 class Change:
-    """One change of the reference: parameters, an epsilon factor, or planted attributes."""
+    """One change of the reference: parameters, an epsilon factor, or planted attributes (set
+    to a value, or ``scales``: multiplied by a factor, a dotted name reaching into a mechanism)."""
 
     description: str
     params: tuple[tuple[str, Any], ...] = ()
     epsilon_factor: float = 1.0
     attributes: tuple[tuple[str, Any], ...] = ()
     variant: str | None = None
+    scales: tuple[tuple[str, float], ...] = ()
+    part: str = ""
+    """The one part of the algorithm it changes (``bonus``, ``noise scale``, ``schedule``,
+    ``parameter NAME``, ``variant``), or what it moves together (epsilon)."""
+
+    @property
+    def planted(self) -> bool:
+        """Whether it changes the built policy's attributes (run on the reference backend)."""
+        return bool(self.attributes or self.scales)
 
     @property
     def option(self) -> str:
         """How a user asks for it on the command line (empty for planted attributes)."""
-        if self.attributes or self.epsilon_factor != 1.0:
+        if self.planted or self.epsilon_factor != 1.0:
             return ""
         words = [f"--variant {self.variant}"] if self.variant is not None else []
         return " ".join(words + [f"--param {k}={v}" for k, v in self.params])
@@ -132,50 +146,89 @@ def first_action_difference(cand: np.ndarray, ref: np.ndarray) -> dict[str, Any]
             "deterministic_until": end}
 
 
-def alternatives(cls: type, variant: str | None, params: dict[str, Any]) -> list[Change]:
+def alternatives(cls: type, variant: str | None, params: dict[str, Any],
+                 given_too: bool = False) -> list[Change]:
     """Every documented alternative of ALGO, one change at a time: each other value of each
-    enumerated parameter (not given by the user: a given value is the user's choice), then each
-    other variant."""
+    enumerated parameter, then each other variant. A parameter the user gave is the user's
+    choice and is left out, unless ``given_too`` (the planted variants probe its other values,
+    the default included)."""
     from ..reference.domains import parameters_of
 
     changes = []
     for parameter in parameters_of(cls):
-        if parameter.name in params:
+        if parameter.name in params and not given_too:
             continue
+        current = params.get(parameter.name, parameter.default)
         for value in getattr(parameter.rule, "values", ()):     # a OneOf domain's values
-            if value != parameter.default and str(value) != str(parameter.default):
-                changes.append(Change(f"{parameter.name}={value}", ((parameter.name, value),)))
+            if value != current and str(value) != str(current):
+                changes.append(Change(f"{parameter.name}={value}", ((parameter.name, value),),
+                                      part=f"parameter {parameter.name}"))
     names = [v.name for v in cls.variants]
     for name in names:
         if len(names) > 1 and name != (variant or names[0]):
-            changes.append(Change(f"variant {name}", variant=name))
+            changes.append(Change(f"variant {name}", variant=name, part="variant"))
     return changes
+
+
+PARTS: dict[str, tuple[tuple[str, str, tuple[tuple[str, float], ...]], ...]] = {
+    "dp-ucb-bound": (
+        ("bonus", "bonus alone x 1/2 (nu_a with both hybrid budgets x 2, as the paper's scales "
+                  "give it; noise unchanged)", (("eps_L", 2.0), ("eps_B", 2.0))),
+        ("noise scale", "noise scale alone x 1/2 (the hybrid mechanisms' budgets x 2, as the "
+                        "paper's scales; bonus unchanged)", (("H.eps_L", 2.0), ("H.eps_B", 2.0))),
+    ),
+}
+"""Single-part planted variants of algorithms whose documented changes move several parts at
+once (part, description, attribute factors). DP-UCB-BOUND's variant ``paper`` and epsilon x 2
+change its noise and its bonus nu_a together (nu_a reads the policy's ``eps_L`` and ``eps_B``, the
+noise the hybrid mechanisms' own); these change one of them. For the default variant
+``corrected`` (budgets eps/2), x 2 gives the paper's values of that part."""
+
+_DECLARED_PARTS = (("radius", "bonus"), ("noise", "noise scale"), ("round", "schedule"),
+                   ("epoch", "schedule"))
+
+
+def _declared_part(description: str) -> str:
+    return next((part for word, part in _DECLARED_PARTS if word in description), "planted")
 
 
 def plants(cls: type, variant: str | None, params: dict[str, Any],
            epsilon: float | None) -> list[Change]:
     """The reference's planted variants: its own declared changes (``planted_changes``: a
-    description -> attributes set on the built policy), epsilon x 2 and x 1/2 for a private
-    ALGO, and its documented alternatives."""
-    changes = [Change(description, attributes=tuple(sorted(attributes.items())))
+    description -> attributes set on the built policy), its single-part changes (:data:`PARTS`),
+    epsilon x 2 and x 1/2 for a private ALGO, and the other values of its documented parameters,
+    those in ``params`` included."""
+    changes = [Change(description, attributes=tuple(sorted(attributes.items())),
+                      part=_declared_part(description))
                for description, attributes in getattr(cls, "planted_changes", {}).items()]
+    changes += [Change(description, scales=scales, part=part)
+                for part, description, scales in PARTS.get(cls.name, ())]
     if epsilon is not None:
-        changes += [Change("epsilon x 2", epsilon_factor=2.0),
-                    Change("epsilon x 1/2", epsilon_factor=0.5)]
-    return changes + alternatives(cls, variant, params)
+        together = "epsilon: noise and any bonus together"
+        changes += [Change("epsilon x 2", epsilon_factor=2.0, part=together),
+                    Change("epsilon x 1/2", epsilon_factor=0.5, part=together)]
+    return changes + alternatives(cls, variant, params, given_too=True)
 
 
 @dataclass(frozen=True)
 class _Planted:
-    """An engine factory: ALGO's factory whose built policies get ``attributes`` set."""
+    """An engine factory: ALGO's factory whose built policies get ``attributes`` set and the
+    attributes of ``scales`` multiplied (a dotted name reaches into a mechanism: ``H.eps_L``)."""
 
     factory: Any
     attributes: tuple[tuple[str, Any], ...]
+    scales: tuple[tuple[str, float], ...] = ()
 
     def __call__(self, runs, rng):
         policy = self.factory(runs, rng)
         for key, value in self.attributes:
             setattr(policy, key, value)
+        for dotted, factor in self.scales:
+            *path, key = dotted.split(".")
+            owner = policy
+            for name in path:
+                owner = getattr(owner, name)
+            setattr(owner, key, getattr(owner, key) * factor)
         return policy
 
 
@@ -188,19 +241,19 @@ def _reference_samples(request: Any, change: Change, T: int, table: Any,
     epsilon = None if request.epsilon is None else request.epsilon * change.epsilon_factor
     params = {**request.params, **dict(change.params)}
     variant = change.variant or request.variant
-    backend = "reference" if change.attributes else request.backend
+    backend = "reference" if change.planted else request.backend
     runs, problem = request.runs, request.problem
     mechanism = RegistryMechanism(request.against, request.K, epsilon, variant, params, T=T,
                                   backend=backend)
     factory, source, T_job, n = mechanism._job(table, runs)   # the fixed table as ALGO reads it
-    if change.attributes:
-        factory = _Planted(factory, change.attributes)
+    if change.planted:
+        factory = _Planted(factory, change.attributes, change.scales)
     fixed = simulate(factory, source, T_job, runs=n, seed=seeds[0], record_actions=True,
                      backend=backend).actions
     fresh_factory = spec(request.against, request.K, epsilon=epsilon, variant=variant, T=T,
                          **params)
-    if change.attributes:
-        fresh_factory = _Planted(fresh_factory, change.attributes)
+    if change.planted:
+        fresh_factory = _Planted(fresh_factory, change.attributes, change.scales)
     stacked = simulate(fresh_factory, problem.source, T, runs=runs, seed=seeds[1],
                        record_actions=True, backend=backend).actions
     return (problem.checked(fixed, runs, T, change.description),
@@ -279,7 +332,8 @@ def planted_power(request: Any, reference_samples: dict[str, tuple[np.ndarray, n
         samples = {"fixed": (fixed, reference_samples["fixed"][1]),
                    "fresh": (fresh, reference_samples["fresh"][1])}
         verdict, comparisons = _verdict(request.problem, samples, request.alpha, request.power, rng)
-        row = {"change": change.description, "option": change.option, "detected": verdict != "conforms",
+        row = {"change": change.description, "part": change.part, "option": change.option,
+               "detected": verdict != "conforms",
                "behaviour": verdict, "rejected": sum(c.rejected for c in comparisons),
                "comparisons": len(comparisons), "detected_at": None, "tried_up_to": request.T}
         if verdict == "conforms":

@@ -279,15 +279,15 @@ class Validation:
             fits = self.conforming_alternatives
             first = self.alternatives[0]
             count = len(self.alternatives)
-            bound = (f"{count} of {first.get('possible', count)} combinations of the reference's "
-                     f"documented alternatives tried, smallest first, at most "
-                     f"{first.get('limit', count)}")
+            bound = (f"{count} of {first.get('possible', count)} combinations tried, smallest "
+                     f"first, at most {first.get('limit', count)}")
             tried = ", ".join(f"{a['change']}: {a['behaviour']}" for a in self.alternatives)
             if fits:
                 options = [a["option"] for a in self.alternatives if a["behaviour"] == "conforms"]
                 size = min(a.get("size", 1) for a in self.alternatives
                            if a["behaviour"] == "conforms")
-                what = "alternative" if size == 1 else f"set of {size} alternatives"
+                what = ("documented alternative" if size == 1
+                        else f"set of {size} documented alternatives")
                 lines.append(f"  the candidate conforms to the reference with {' / '.join(fits)}, "
                              f"the smallest {what} that conforms ({bound}: {tried}); rerun with "
                              f"{' or '.join(options)}")
@@ -295,14 +295,15 @@ class Validation:
                 lines.append(f"  no combination of the reference's documented alternatives "
                              f"removes the difference ({bound}: {tried})")
         if self.power_checks:
-            caught = [p["change"] for p in self.power_checks if p["detected"]]
+            caught = [_planted(p) for p in self.power_checks if p["detected"]]
             lines.append(f"  power: of the reference's planted variants run at this size, "
-                         f"{len(caught)} of {len(self.power_checks)} were told apart"
+                         f"each changing the one part named, {len(caught)} of "
+                         f"{len(self.power_checks)} were told apart"
                          + (f" ({', '.join(caught)})" if caught else ""))
             for p in self.undetected:
                 where = (f"told apart at T = {p['detected_at']}" if p["detected_at"]
                          else f"not told apart up to T = {p['tried_up_to']} either")
-                lines.append(f"    NOT told apart at this size: {p['change']} ({where}); "
+                lines.append(f"    NOT told apart at this size: {_planted(p)} ({where}); "
                              f"'conforms' does not exclude it")
         return lines
 
@@ -356,6 +357,12 @@ class Validation:
                 "regret_checks": [{"bound": e["bound"], "candidate": e["candidate"].to_dict(),
                                    "reference": e["reference"].to_dict()} for e in self.regret_checks],
                 "regret_curves": curves}
+
+
+def _planted(check: dict[str, Any]) -> str:
+    """A planted variant with the part it changes: 'radius x 1/2 [bonus]'."""
+    part = check.get("part")
+    return f"{check['change']} [{part}]" if part else check["change"]
 
 
 def _action(value: Any) -> str:
