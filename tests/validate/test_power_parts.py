@@ -14,11 +14,12 @@ import pytest
 from dpbandits.audit.mechanism import Mechanism, RegistryMechanism
 from dpbandits.reference import get, make, simulate
 from dpbandits.validate import validate
-from dpbandits.validate.power import PARTS, _Planted, plants
+from dpbandits.validate.power import _Planted, plants
 
 
 def _part(name: str) -> tuple[tuple[str, float], ...]:
-    return next(scales for part, _, scales in PARTS["dp-ucb-bound"] if part == name)
+    return next(tuple(sorted(scales.items()))
+                for part, scales in get("dp-ucb-bound").planted_parts.values() if part == name)
 
 
 class _Factory:

@@ -18,9 +18,9 @@ alternatives tried against a differing candidate, and the reference's planted va
 * :func:`planted_power`: when a candidate conforms, the reference's own planted variants are run
   at the same size and compared with the reference's samples as a candidate would be. Each
   names the one part it changes (:attr:`Change.part`): the changes the algorithm declares in
-  ``planted_changes`` (UCB1's radius: its bonus; DP-SE's noise scale), the parts of
-  :data:`PARTS` (DP-UCB-BOUND's bonus alone and its noise scale alone, the other left as it
-  is), every other value of every documented parameter, those the user set included (the
+  ``planted_changes`` (UCB1's radius: its bonus; DP-SE's noise scale), the single parts it
+  declares in ``planted_parts`` (a description -> the part and factors on attributes: for
+  DP-UCB-BOUND its bonus alone and its noise scale alone, the other left as it is), every other value of every documented parameter, those the user set included (the
   other value is probed), and epsilon x 2 and x 1/2 for a private ALGO (which move the noise and
   any bonus together, so they are not single-part changes). A variant with no rejection is one
   this size would not have told apart; it is retried at 4 T and 16 T to name a size that would.
@@ -170,20 +170,6 @@ def alternatives(cls: type, variant: str | None, params: dict[str, Any],
     return changes
 
 
-PARTS: dict[str, tuple[tuple[str, str, tuple[tuple[str, float], ...]], ...]] = {
-    "dp-ucb-bound": (
-        ("bonus", "bonus alone x 1/2 (nu_a with both hybrid budgets x 2, as the paper's scales "
-                  "give it; noise unchanged)", (("eps_L", 2.0), ("eps_B", 2.0))),
-        ("noise scale", "noise scale alone x 1/2 (the hybrid mechanisms' budgets x 2, as the "
-                        "paper's scales; bonus unchanged)", (("H.eps_L", 2.0), ("H.eps_B", 2.0))),
-    ),
-}
-"""Single-part planted variants of algorithms whose documented changes move several parts at
-once (part, description, attribute factors). DP-UCB-BOUND's variant ``paper`` and epsilon x 2
-change its noise and its bonus nu_a together (nu_a reads the policy's ``eps_L`` and ``eps_B``, the
-noise the hybrid mechanisms' own); these change one of them. For the default variant
-``corrected`` (budgets eps/2), x 2 gives the paper's values of that part."""
-
 _DECLARED_PARTS = (("radius", "bonus"), ("noise", "noise scale"), ("round", "schedule"),
                    ("epoch", "schedule"))
 
@@ -195,14 +181,15 @@ def _declared_part(description: str) -> str:
 def plants(cls: type, variant: str | None, params: dict[str, Any],
            epsilon: float | None) -> list[Change]:
     """The reference's planted variants: its own declared changes (``planted_changes``: a
-    description -> attributes set on the built policy), its single-part changes (:data:`PARTS`),
+    description -> attributes set on the built policy), its single-part changes
+    (``planted_parts``: a description -> the part and factors on attributes),
     epsilon x 2 and x 1/2 for a private ALGO, and the other values of its documented parameters,
     those in ``params`` included."""
     changes = [Change(description, attributes=tuple(sorted(attributes.items())),
                       part=_declared_part(description))
                for description, attributes in getattr(cls, "planted_changes", {}).items()]
-    changes += [Change(description, scales=scales, part=part)
-                for part, description, scales in PARTS.get(cls.name, ())]
+    changes += [Change(description, scales=tuple(sorted(scales.items())), part=part)
+                for description, (part, scales) in getattr(cls, "planted_parts", {}).items()]
     if epsilon is not None:
         together = "epsilon: noise and any bonus together"
         changes += [Change("epsilon x 2", epsilon_factor=2.0, part=together),

@@ -150,6 +150,16 @@ class DPUCBBound(PolicyBase):
             "when the counts tie (rounds 3, 5 and 9; the tie at 4 pulls each, round 9, reads the "
             "release at n = 4)")
     white_box_statistic = "H.value"
+    planted_parts = {
+        "bonus alone x 1/2 (nu_a with both hybrid budgets x 2, as the paper's scales give it; "
+        "noise unchanged)": ("bonus", {"eps_L": 2.0, "eps_B": 2.0}),
+        "noise scale alone x 1/2 (the hybrid mechanisms' budgets x 2, as the paper's scales; "
+        "bonus unchanged)": ("noise scale", {"H.eps_L": 2.0, "H.eps_B": 2.0}),
+    }
+    """Planted variants that change one part (what ``validate`` runs to state its power):
+    variant ``paper`` and epsilon x 2 change the noise and the bonus nu_a together (nu_a reads
+    the policy's ``eps_L`` and ``eps_B``, the noise the hybrid mechanisms' own); each of these
+    multiplies one side's budgets by 2, giving that part the paper's value and leaving the other."""
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", tree_log_base: float | str = 2) -> None:
