@@ -207,7 +207,10 @@ class PartialReply(FTL):
 
 def _progress_word():
     for thing in gc.get_objects():
-        word = getattr(thing, "_progress", None) if hasattr(thing, "_serve") else None
+        try:        # hasattr on a lazily importing module imports it (and may raise)
+            word = getattr(thing, "_progress", None) if hasattr(thing, "_serve") else None
+        except Exception:
+            continue
         if isinstance(word, memoryview):
             return word
     raise Breached("found no progress word")
