@@ -161,16 +161,22 @@ def ratio_outside(quantity: Callable[[Cells, str], np.ndarray], name: str, a: st
     return check
 
 
+def _within_ratio(x, y, a: str, b: str, m: float, suffix: str = "") -> tuple[tuple, tuple]:
+    """The components of "per-run x within [y / m, m y] in mean" (two one-sided tests): the two
+    that support it (m y - x and x - y / m positive) and the two that contradict it."""
+    return ((component(f"{m:.4g} {b} - {a}{suffix}", m * y - x),
+             component(f"{a} - {b} / {m:.4g}{suffix}", x - y / m)),
+            (component(f"{a} - {m:.4g} {b}{suffix}", x - m * y),
+             component(f"{b} / {m:.4g} - {a}{suffix}", y / m - x)))
+
+
 def quantity_within(quantity: Callable[[Cells, str], np.ndarray], name: str, a: str, b: str,
                     m: float) -> Check:
     """Equivalence of a per-run ``quantity`` of two curves: ``b / m <= a <= m b`` in mean (TOST on
     ``m b - a`` and ``a - b / m``); contradicted when one of them is significantly negative."""
     def check(cells: Cells) -> Outcome:
         x, y = quantity(cells, a), quantity(cells, b)
-        return Outcome((component(f"{m:.4g} {b} - {a} ({name})", m * y - x),
-                        component(f"{a} - {b} / {m:.4g} ({name})", x - y / m)),
-                       (component(f"{a} - {m:.4g} {b} ({name})", x - m * y),
-                        component(f"{b} / {m:.4g} - {a} ({name})", y / m - x)),
+        return Outcome(*_within_ratio(x, y, a, b, m, f" ({name})"),
                        f"two one-sided tests (TOST) for a ratio of mean {name} within "
                        f"[1/{m:.4g}, {m:.4g}]; {PAIRED}",
                        f"{name}: {a} {_fmt(x.mean())}, {b} {_fmt(y.mean())} (ratio "
@@ -424,10 +430,7 @@ def converges(label: str, m: float, decade: float = 0.1) -> Check:
     def check(cells: Cells) -> Outcome:
         early, late = per_log_n(cells, label, decade), per_log_n(cells, label)
         n = cells.horizon
-        return Outcome((component(f"{m:.4g} x(n/10) - x(n)", m * early - late),
-                        component(f"x(n) - x(n/10) / {m:.4g}", late - early / m)),
-                       (component(f"x(n) - {m:.4g} x(n/10)", late - m * early),
-                        component(f"x(n/10) / {m:.4g} - x(n)", early / m - late)),
+        return Outcome(*_within_ratio(late, early, "x(n)", "x(n/10)", m),
                        f"two one-sided t-tests on per-run x = R_n / ln n at n/10 and n for a ratio "
                        f"within [1/{m:.4g}, {m:.4g}] over the last decade; {PAIRED}",
                        f"{label}: R_n / ln n {_fmt(early.mean())} at n = {int(decade * n):,}, "
