@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpbandits.audit.adapters import SemiPolicyMechanism
+from dpbandits.audit.semi_adapter import SemiPolicyMechanism
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference import Table
 from dpbandits.reference.matroid import Partition, Uniform

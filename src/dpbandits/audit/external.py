@@ -54,6 +54,8 @@ from .adapters import FEEDBACK_MODELS, checked_sample_arguments, claimed_guarant
 from . import sandbox
 from .isolation import DEFAULT_TIMEOUT, check_timeout, prepare_auditor, quoted
 from .mechanism import Mechanism
+from .pipes import (END_OF_OUTPUT, FLOODED, STDERR_CHUNK, STDERR_FLOOD, STDERR_LINES, TOO_LONG,
+                    feed, keep_tail, pump_lines, shown, status_text)
 
 __all__ = ["CommandMechanism", "PROTOCOL_VERSION", "PROTOCOLS", "DEFAULT_TIMEOUT"]
 
@@ -63,22 +65,8 @@ PROTOCOLS = ("table", "interactive")
 PIPELINED_RUNS = 8
 """Runs the harness may send ahead of the answers in the table protocol (throughput only)."""
 
-STDERR_LINES = 12
-"""Lines of the program's stderr quoted in an error message."""
-
-STDERR_CHUNK = 4096
-"""Bytes of standard error read at a time: a program that never ends a line still costs at most
-``STDERR_LINES`` chunks of memory."""
-
-STDERR_FLOOD = 64 * 2 ** 20
-"""Bytes of standard error after which the program is stopped as flooding it."""
-
-
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
-_END_OF_OUTPUT = object()
-_TOO_LONG = object()
-_FLOODED = object()
 
 
 class CommandMechanism(Mechanism):
@@ -259,11 +247,11 @@ class _Session:
                 if max(arms) < K:
                     actions[i] = arms
                     continue
-            where = f" in its answer {_shown(line)}"
+            where = f" in its answer {shown(line)}"
             arms = [self._arm(word, where) for word in words]
             if len(arms) != T:
                 raise _Problem(f"answered {len(arms)} actions where T = {T} were expected: "
-                               f"{_shown(line)}")
+                               f"{shown(line)}")
             actions[i] = arms
 
     def _interactive_run(self, seed: int) -> np.ndarray:
@@ -281,15 +269,15 @@ class _Session:
             self._send((" ".join(row) if full else row[action]) + "\n")   # only after acting
         line = self._receive("'end' after the last round").strip()
         if _INTEGER.fullmatch(line):
-            raise _Problem(f"printed more than T = {T} actions (then {_shown(line)}) where "
+            raise _Problem(f"printed more than T = {T} actions (then {shown(line)}) where "
                            f"'end' was expected")
         if line != "end":
-            raise _Problem(f"printed {_shown(line)} where 'end' was expected after round T = {T}")
+            raise _Problem(f"printed {shown(line)} where 'end' was expected after round T = {T}")
         return actions
 
     def _arm(self, word: str, where: str) -> int:
         if not _INTEGER.fullmatch(word):
-            raise _Problem(f"printed {_shown(word)}{where} where an arm (an integer in "
+            raise _Problem(f"printed {shown(word)}{where} where an arm (an integer in "
                            f"0..{self.m.K - 1}) was expected")
         arm = int(word)
         if not 0 <= arm < self.m.K:
@@ -344,11 +332,11 @@ class _Session:
         if self.cancelled.is_set():
             self.stop()
         self._threads = [
-            threading.Thread(target=_pump_lines, args=(process.stdout, self._lines, self.max_line),
+            threading.Thread(target=pump_lines, args=(process.stdout, self._lines, self.max_line),
                              daemon=True),
-            threading.Thread(target=_keep_tail, args=(process.stderr, self._stderr,
+            threading.Thread(target=keep_tail, args=(process.stderr, self._stderr,
                                                       self._stderr_bytes, self._lines), daemon=True),
-            threading.Thread(target=_feed, args=(process.stdin, self._outbox), daemon=True),
+            threading.Thread(target=feed, args=(process.stdin, self._outbox), daemon=True),
         ]
         for thread in self._threads:
             thread.start()
@@ -364,23 +352,23 @@ class _Session:
             self._check_cancelled()
             raise _Problem(f"gave no answer within the timeout of {self.m.timeout:g} s while "
                            f"waiting for {expected}; it was stopped{self._stderr_tail()}") from None
-        if line is _END_OF_OUTPUT:
+        if line is END_OF_OUTPUT:
             self._check_cancelled()
             raise _Problem(f"{self._exit_status()} while waiting for {expected}"
                            f"{self._stderr_tail()}")
-        if line is _TOO_LONG:
+        if line is TOO_LONG:
             self.stop()
             raise _Problem(f"printed a line longer than {self.max_line} bytes (the longest valid "
                            f"answer for K = {self.m.K}, T = {len(self.cells)}) while waiting for "
                            f"{expected}; it was stopped")
-        if line is _FLOODED:
+        if line is FLOODED:
             self.stop()
             raise _Problem(f"flooded its standard error (more than {STDERR_FLOOD // 2 ** 20} MiB) "
                            f"while waiting for {expected}; it was stopped")
         try:
             text = line.decode("ascii")
         except UnicodeDecodeError:
-            raise _Problem(f"printed non-ASCII output {_shown(line)} while waiting for "
+            raise _Problem(f"printed non-ASCII output {shown(line)} while waiting for "
                            f"{expected}") from None
         return text.rstrip("\r\n")
 
@@ -398,16 +386,16 @@ class _Session:
                                f"output {self.m.timeout:g} s after 'quit'; it was stopped") from None
             raise _Problem(f"did not exit within {self.m.timeout:g} s of 'quit'; "
                            f"it was stopped{self._stderr_tail()}") from None
-        if line is _FLOODED:
+        if line is FLOODED:
             self.stop()
             raise _Problem(f"flooded its standard error (more than {STDERR_FLOOD // 2 ** 20} MiB) "
                            "after 'quit'; it was stopped")
-        if line is _TOO_LONG:
+        if line is TOO_LONG:
             self.stop()
             raise _Problem(f"printed a line longer than {self.max_line} bytes after its last "
                            "answer; it was stopped")
-        if line is not _END_OF_OUTPUT:
-            raise _Problem(f"printed {_shown(line.rstrip())} after its last answer: more lines "
+        if line is not END_OF_OUTPUT:
+            raise _Problem(f"printed {shown(line.rstrip())} after its last answer: more lines "
                            f"than the protocol allows, so earlier answers may be out of step")
         try:
             status = self.process.wait(timeout=self.m.timeout)
@@ -417,7 +405,7 @@ class _Session:
                            f"of 'quit'; it was stopped") from None
         self.stop()                     # anything the program left running in its group
         if status != 0:
-            raise _Problem(f"{_status_text(status)} after 'quit'{self._stderr_tail()}")
+            raise _Problem(f"{status_text(status)} after 'quit'{self._stderr_tail()}")
 
     def _exit_status(self) -> str:
         try:
@@ -427,7 +415,7 @@ class _Session:
             return "closed its standard output (it was stopped)"
         if status == 0:
             return "exited early with status 0"
-        return _status_text(status)
+        return status_text(status)
 
     def _stderr_tail(self) -> str:
         reader = self._threads[1]
@@ -438,8 +426,8 @@ class _Session:
             return "; it wrote nothing to standard error"
         written = self._stderr_bytes[0]
         size = f" ({written} bytes in all)" if written > STDERR_LINES * STDERR_CHUNK else ""
-        shown = " | ".join(tail)
-        return f"; the end of its standard error{size}: {quoted(shown[-600:], 600)}"
+        joined = " | ".join(tail)
+        return f"; the end of its standard error{size}: {quoted(joined[-600:], 600)}"
 
     def cancel(self) -> None:
         """Stop this copy because another failed (called from another thread)."""
@@ -470,63 +458,3 @@ class _Session:
             pass
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def _pump_lines(stream, lines: queue.SimpleQueue, limit: int) -> None:
-    """Queue the program's output lines; a line longer than ``limit`` bytes ends the reading
-    (the line is never held whole: memory stays bounded whatever the program writes)."""
-    try:
-        while line := stream.readline(limit + 1):
-            if len(line) > limit:
-                lines.put(_TOO_LONG)
-                return
-            lines.put(line)
-    except (OSError, ValueError):
-        pass
-    finally:
-        lines.put(_END_OF_OUTPUT)
-
-
-def _keep_tail(stream, tail: collections.deque, written: list[int], lines: queue.SimpleQueue) -> None:
-    """Keep the last lines (or chunks) of standard error; report a flood once."""
-    try:
-        while chunk := stream.readline(STDERR_CHUNK):
-            tail.append(chunk[:300])
-            written[0] += len(chunk)
-            if written[0] > STDERR_FLOOD:
-                lines.put(_FLOODED)
-                return
-    except (OSError, ValueError):
-        pass
-
-
-def _feed(stream, outbox: queue.SimpleQueue) -> None:
-    """Write messages to the program's stdin; ``None`` closes it. A broken pipe ends feeding: the
-    reader side then reports how the program ended."""
-    try:
-        while (data := outbox.get()) is not None:
-            stream.write(data)
-            stream.flush()
-    except (OSError, ValueError):
-        pass
-    finally:
-        try:
-            stream.close()
-        except (OSError, ValueError):
-            pass
-
-
-def _shown(text: str | bytes, limit: int = 60) -> str:
-    """The program's text as data: quoted, escaped, cut (:func:`~dpbandits.audit.isolation.quoted`)."""
-    text = text if isinstance(text, str) else text.decode("ascii", "backslashreplace")
-    return quoted(text, limit)
-
-
-def _status_text(status: int) -> str:
-    if status < 0:
-        try:
-            name = signal.Signals(-status).name
-        except ValueError:
-            name = f"signal {-status}"
-        return f"was killed by {name}"
-    return f"exited with status {status}"

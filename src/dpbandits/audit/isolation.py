@@ -59,7 +59,6 @@ import select
 import shutil
 import signal
 import struct
-import sys
 import tempfile
 import threading
 import time
@@ -71,6 +70,8 @@ import numpy as np
 
 from ..errors import DPBanditsError
 from . import sandbox
+from .host import BROKEN, UNCONFINED, host_main
+from .quoting import neutral, quoted
 
 __all__ = ["DEFAULT_TIMEOUT", "AVAILABLE", "Hosts", "check_timeout", "quoted", "neutral",
            "prepare_auditor", "PRELOAD"]
@@ -93,18 +94,6 @@ HEADER_BYTES = 65536
 HEADER_NESTING = 4
 """Most brackets a reply header may hold: ours has one list, so nesting stays bounded."""
 
-QUOTED_CHARACTERS = 200
-"""Characters of a candidate's own text (an exception's message) quoted in an error."""
-
-ERROR_CHARACTERS = 2000
-"""Characters of an error a host reports that the auditor repeats."""
-
-BROKEN = 70
-"""Exit status of a host whose connection to the auditor the candidate closed or broke."""
-
-UNCONFINED = 71
-"""Exit status of a host that could not confine itself (it never loads the candidate)."""
-
 PRELOAD: list[str] = ["dpbandits.audit.result", "dpbandits.audit.confidence",
                       "dpbandits.audit.testers", "dpbandits.audit.against",
                       "dpbandits.audit.pairs", "dpbandits.audit.design",
@@ -113,47 +102,11 @@ PRELOAD: list[str] = ["dpbandits.audit.result", "dpbandits.audit.confidence",
 a module imported later would be read from files the candidate may have changed (packages
 above the audit add theirs)."""
 
-_LOADING = -1
-"""Run index written to the progress word while the host loads and checks the candidate."""
-
-
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
 """A JSON string literal."""
 
-_VERDICT_WORDS = re.compile(r"CONSISTENT|VIOLATION|CONFORMS|DIFFERS|COULD NOT TEST|INCONCLUSIVE|"
-                            r"VACUOUS|HOLDS|SUPPORTED|CONTRADICTED|DEPENDS ON READING",
-                            re.IGNORECASE)
-
-
-_ARROWED = re.compile(r"->(\s*)(?=" + _VERDICT_WORDS.pattern + ")", re.IGNORECASE)
-"""An arrow before a verdict word, as our verdict lines end."""
-
-
-def neutral(text: str, limit: int = ERROR_CHARACTERS) -> str:
-    """``text`` from a candidate's process made safe to print inside one of our lines: one
-    line, printable ASCII (anything else escaped), at most ``limit`` characters, with every
-    verdict word in lower case and no arrow before one, so that no line of it reads as a
-    verdict of ours."""
-    text = str(text)
-    cut = len(text) > limit
-    text = " | ".join(part.strip() for part in text[:limit].splitlines())
-    text = text.encode("ascii", "backslashreplace").decode("ascii")
-    text = "".join(c if " " <= c <= "~" else f"\\x{ord(c):02x}" for c in text)
-    text = _ARROWED.sub(r"- >\1", text)
-    text = _VERDICT_WORDS.sub(lambda m: m.group(0).lower(), text)
-    return text + (f"... (cut at {limit} characters)" if cut else "")
-
-
-def quoted(text: Any, limit: int = QUOTED_CHARACTERS) -> str:
-    """A candidate's own text as data: made :func:`neutral` and cut at ``limit`` characters,
-    between single quotes (any quote inside escaped)."""
-    try:
-        text = str(text)
-    except BaseException:
-        return "(a message that could not be read)"
-    cut = len(text) > limit
-    body = neutral(text[:limit].replace("\\", "\\\\").replace("'", "\\'"), 2 * limit)
-    return f"'{body}'" + (f" (cut at {limit} of {len(text)} characters)" if cut else "")
+_LOADING = -1
+"""Run index written to the progress word while the host loads and checks the candidate."""
 
 
 def prepare_auditor() -> None:
@@ -285,7 +238,7 @@ class _Host:
         tied = threading.current_thread() is threading.main_thread()
         pid = os.fork()
         if pid == 0:        # the host; it never returns from here
-            _host_main(owner, theirs, self.progress, output_write, self.folder, parent,
+            host_main(owner, theirs, self.progress, output_write, self.folder, parent,
                        self.sandbox, tied)
         os.close(output_write)
         theirs.close()
@@ -520,114 +473,3 @@ def _keep_tail(fd: int, tail: collections.deque) -> None:
                 tail.append(pending)
     except (OSError, ValueError):
         pass
-
-
-# ---- the host side ------------------------------------------------------------------------------
-
-def _host_main(owner: Any, connection: Any, progress: memoryview, output: int, folder: str,
-               parent: int, box: sandbox.Sandbox, tied: bool) -> None:
-    """The host's whole life: confine it, then serve requests until the auditor goes away."""
-    status = 0
-    try:
-        _confine(connection.fileno(), output)
-        _use_folder(folder)
-        try:
-            sandbox.confine_host(folder, parent, box, tied)
-        except BaseException as error:
-            os.write(2, f"the candidate's process could not confine itself: {error}\n".encode())
-            status = UNCONFINED
-            return
-        owner._progress = progress
-        owner._hosts = None
-        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
-        while True:
-            try:
-                request = pickle.loads(connection.recv_bytes())
-            except (EOFError, OSError):
-                break
-            connection.send_bytes(_reply(owner, request, progress))
-    except BaseException:   # the candidate broke the host itself (closed its connection, ...)
-        status = BROKEN if status == 0 else status
-    finally:
-        os._exit(status)
-
-
-def _confine(keep: int, output: int) -> None:
-    """A session of its own (the terminal's Ctrl-C and the auditor's group kill do not mix),
-    standard output and error to the auditor's pipe, no other inherited descriptor."""
-    os.setsid()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.dup2(output, 1)
-    os.dup2(output, 2)
-    try:
-        descriptors = [int(name) for name in os.listdir("/proc/self/fd")]
-    except OSError:
-        descriptors = list(range(3, 1024))
-    for fd in descriptors:
-        if fd > 2 and fd != keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-    sys.stdin = open(0, "r", closefd=False)
-    sys.stdout = open(1, "w", buffering=1, closefd=False)
-    sys.stderr = open(2, "w", buffering=1, closefd=False)
-
-
-def _use_folder(folder: str) -> None:
-    """Point what writes temporary or cached files at the host's own folder (the only one it
-    may write in a sandbox): TMPDIR, numba's and matplotlib's caches."""
-    for name, below in (("TMPDIR", ""), ("NUMBA_CACHE_DIR", "numba"), ("MPLCONFIGDIR", "mpl")):
-        os.environ[name] = os.path.join(folder, below) if below else folder
-    tempfile.tempdir = folder
-    config = sys.modules.get("numba.core.config")
-    if config is not None:
-        config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
-
-
-def _exit_with(parent: int) -> None:
-    """End the host when the auditor has gone (even while the candidate is busy)."""
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
-
-
-def _reply(owner: Any, request: tuple, progress: memoryview) -> bytes:
-    """The encoded answer to one request: a JSON header line, then the raw int32 actions."""
-    try:
-        actions = owner._serve(request)
-    except DPBanditsError as error:
-        return _error(_text(error))
-    except BaseException as error:  # anything the candidate raised, SystemExit included
-        run, step = (int(x) for x in progress)
-        return _error(f"{owner.label}: {owner._call_name(run, step)} raised {_name(error)}",
-                      _text(error))
-    if actions is None:
-        return b'{"ok": true}\n'
-    actions = np.ascontiguousarray(actions, dtype=np.int32)
-    header = json.dumps({"ok": True, "shape": list(actions.shape)}).encode()
-    return header + b"\n" + actions.tobytes()
-
-
-def _error(text: str, quote: str | None = None) -> bytes:
-    reply = {"ok": False, "error": text[:ERROR_CHARACTERS]}
-    if quote is not None:
-        reply["quote"] = quote[:4 * QUOTED_CHARACTERS]
-    return json.dumps(reply).encode() + b"\n"
-
-
-def _name(error: BaseException) -> str:
-    try:
-        return str(type(error).__name__)
-    except BaseException:
-        return "an exception"
-
-
-def _text(error: BaseException) -> str:
-    """``str(error)``, even when the candidate's exception cannot be turned into text."""
-    try:
-        return str(error)
-    except BaseException:
-        return "(its message could not be read)"

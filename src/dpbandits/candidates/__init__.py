@@ -32,7 +32,7 @@ A *candidate* is someone else's implementation of a bandit algorithm, given as
   parameter named ``matroid`` gets it, and K = its L base arms) it first gets
   ``observe(0, None, w0)`` with the free round-0 row, then ``act(t)`` returns k base arms
   forming a basis and ``observe(t, arms, rewards)`` receives the sorted basis and its weights
-  (:class:`~dpbandits.audit.adapters.SemiPolicyMechanism`).
+  (:class:`~dpbandits.audit.semi_adapter.SemiPolicyMechanism`).
 * :class:`Command`, an external program in any language speaking the line protocol of
   docs/audit-protocol.md (``--command``); it reads K and T from each ``run`` line and takes any
   other parameter (epsilon) as its own arguments.

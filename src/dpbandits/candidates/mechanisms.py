@@ -9,11 +9,11 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..audit.adapters import (LOADING, CallableMechanism, PolicyMechanism, SemiPolicyMechanism,
-                              _name_of, protocol_methods)
+from ..audit.adapters import LOADING, CallableMechanism, PolicyMechanism, _name_of, protocol_methods
 from ..audit.external import DEFAULT_TIMEOUT, CommandMechanism
 from ..audit.isolation import quoted
 from ..audit.protocols import adapt
+from ..audit.semi_adapter import SemiPolicyMechanism
 from ..errors import DPBanditsError, check_positive_int
 from .building import Problem, builder, reference_values
 from .naming import Command, resolve
@@ -86,7 +86,7 @@ class CandidateMechanism(_Candidate, PolicyMechanism):
 class SemiCandidateMechanism(_Candidate, SemiPolicyMechanism):
     """A Python semi-bandit candidate, built per run for :class:`Problem` (K = L base arms, T,
     epsilon, params with the matroid, feedback ``semi``) with the run's generator, and driven round
-    by round like :class:`~dpbandits.audit.adapters.SemiPolicyMechanism`."""
+    by round like :class:`~dpbandits.audit.semi_adapter.SemiPolicyMechanism`."""
 
     def __init__(self, obj: Any, epsilon: float | None, params: Mapping[str, Any], *,
                  claim_epsilon: float | None = None, workers: int = 1,

@@ -27,7 +27,7 @@ expected count is below 5), the pseudo-regret at the checkpoints (Mann-Whitney U
 
 **Semi-bandits.** Against a matroid algorithm (OMM, CTS, DPUCB-MAT, DPTS-MAT: Chandak, Hu &
 Hegde, Sec. 2) the candidate is a single-run act/observe class that plays bases
-(:class:`~dpbandits.audit.adapters.SemiPolicyMechanism`, built with the matroid in
+(:class:`~dpbandits.audit.semi_adapter.SemiPolicyMechanism`, built with the matroid in
 ``params["matroid"]``), or a mechanism with ``K`` = L base arms, ``feedback = "semi"`` and
 ``sample(table, n, seed)`` returning bases of shape (n, T, k), k the matroid's rank; the tables
 carry the free row 0 (``table.X0``) these algorithms observe before round 1. Every basis is
@@ -104,7 +104,7 @@ def validate(candidate: Any, against: str, *, epsilon: float | None = None,
         :class:`~dpbandits.candidates.Command`, or a mechanism with ``K``, ``feedback``,
         ``label`` and ``sample(table, n, seed)``. Against a matroid semi-bandit ALGO: a Python
         act/observe class or factory, built with the problem's matroid in ``params["matroid"]``
-        (:class:`~dpbandits.audit.adapters.SemiPolicyMechanism`), or a mechanism with
+        (:class:`~dpbandits.audit.semi_adapter.SemiPolicyMechanism`), or a mechanism with
         ``feedback = "semi"`` whose ``sample`` returns (n, T, k) bases.
     against, variant, params
         The reference: registered algorithm ALGO, its variant (default: ALGO's default) and
