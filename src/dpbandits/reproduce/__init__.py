@@ -28,15 +28,16 @@ the page says so).
 
 from __future__ import annotations
 
-from .checks import (below_bound, both, converges, early_lead_then_caught, flat_in_epsilon,
-                     growth_at_most, not_testable, on_real_data, power_law_exponent, range_at_least,
-                     range_at_most, ratio_at_least, ratio_at_most, ratio_outside, ratio_within,
-                     shortfall_falls, trend_down, value_within)
+from .checks import (below_bound, both, early_lead_then_caught, flat_in_epsilon, growth_at_most,
+                     not_testable, on_real_data, range_at_least, range_at_most, ratio_at_least,
+                     ratio_at_most, ratio_outside, ratio_within, shortfall_falls, trend_down,
+                     value_within)
 from .claims import VERDICTS, Cells, Outcome, Verdict, judge
 from .lexicon import WORDS
 from .experiment import SIZES, Claim, Experiment, Line, Reading
 from .experiments import EXPERIMENTS, get_experiment
 from .runner import Reproduction, reproduce, reproduce_many
+from .shapes import converges, power_law_exponent
 
 __all__ = ["Line", "Reading", "Claim", "Experiment", "EXPERIMENTS", "VERDICTS", "get_experiment", "reproduce",
            "reproduce_many", "Reproduction", "SIZES", "judge", "WORDS"]

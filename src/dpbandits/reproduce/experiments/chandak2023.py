@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import (both, converges, on_real_data, per_log_n, power_law_exponent, ratio_at_most,
-                      quantity_within, ratio_outside, return_rise, shortfall_falls, trend_down, value_within)
+from ..checks import (both, on_real_data, quantity_within, ratio_at_most, ratio_outside, return_rise,
+                      shortfall_falls, trend_down, value_within)
 from ..claims import Cells
+from ..shapes import converges, per_log_n, power_law_exponent
 from ..experiment import Claim, Experiment, Line
 from ..lexicon import read
 
