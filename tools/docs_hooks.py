@@ -83,7 +83,20 @@ def algorithm_nav(given: list) -> list:
     return [entry for entry in given if entry not in pages] + pages
 
 
+FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", flags=re.M | re.S)
+"""A fenced code block: a marker inside one is shown, not rendered (the tutorial's page
+template)."""
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 (MkDocs API)
+    out, start = [], 0
+    for fence in FENCE.finditer(markdown):
+        out += [_render_markers(markdown[start:fence.start()]), fence.group(0)]
+        start = fence.end()
+    return "".join(out + [_render_markers(markdown[start:])])
+
+
+def _render_markers(markdown: str) -> str:
     return MARKER.sub(lambda match: _render(match.group(1), match.group(2)), markdown)
 
 
@@ -256,10 +269,12 @@ class _Temp:
 def _kernel(name: str) -> str:
     """The kernel's module and its certificate rows (see the compiled backend's page)."""
     from dpbandits.compiled import KERNELS
+    from dpbandits.reference.registry import reference_only
 
     module = KERNELS.get(name)
     if module is None:
-        return f"*`{name}` has no compiled kernel: it runs on the reference backend only.*\n"
+        return (f"*`{name}` has no compiled kernel: it runs on the reference backend only "
+                f"({reference_only(name)}).*\n")
     lines = [f"The compiled backend runs `{name}` through the kernel "
              f"`dpbandits.compiled.{module}`, a second implementation that draws the same random "
              "numbers in the same order as the reference; its module docstring says where its "

@@ -14,7 +14,7 @@ import sys
 from typing import Sequence
 
 from ..errors import DPBanditsError
-from .options import EXIT_CODES, Parser
+from .options import EXIT_CODES, Parser, check_backend
 
 __all__ = ["main", "build_parser", "COMMANDS", "defaults", "options_table"]
 
@@ -87,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = None
     try:
         args = build_parser().parse_args(argv)
+        check_backend(args)                 # a kernel the algorithm declined: before any work
         return command_module(args.command).run(args)
     except DPBanditsError as error:
         print(f"dpbandits: error: {error}", file=sys.stderr)

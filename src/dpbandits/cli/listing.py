@@ -1,4 +1,5 @@
-"""``dpbandits list``: every registered algorithm, its paper, setting, variants and claims."""
+"""``dpbandits list``: every registered algorithm, its paper, setting, variants and claims, and
+which algorithms run only in the reference (their kernel declined) and why."""
 
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {variant + default + ':':<22}{claim}")
             if variant in upper.get(info.name, {}):
                 print(f"    {'':<22}{upper[info.name][variant]['text']}")
+        if info.reference_only:
+            print(f"    {'backend:':<22}reference only ({info.reference_only}); --backend "
+                  f"compiled refuses it")
         if info.epsilon_range:
             low, high = info.epsilon_range
             print(f"    {'epsilon:':<22}in [{low:g}, {high:g}]")

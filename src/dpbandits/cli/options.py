@@ -22,7 +22,7 @@ from ..errors import DPBanditsError, check_seed
 __all__ = ["Parser", "integer", "auto_integer", "epsilon", "probability", "seconds", "seed",
            "unit_number", "finite_number", "samples_or_zero", "scheduler_address", "movielens_folder", "check_out", "given", "EXIT_CODES", "INTERNAL_ERROR", "OUTPUT_ERROR", "OK", "FOUND", "BAD_INPUT", "NOT_TESTED", "say_for",
            "progress_bar", "cluster", "add_seed", "add_workers", "add_scheduler", "add_out", "add_backend",
-           "add_progress", "add_json"]
+           "check_backend", "add_progress", "add_json"]
 
 OK, FOUND, BAD_INPUT, NOT_TESTED = 0, 1, 2, 3
 """Exit statuses: consistent / conforms; violation / differs; bad usage or input; could not test."""
@@ -375,6 +375,28 @@ def add_backend(parser: argparse.ArgumentParser,
 
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help=f"{help} (default %(default)s)")
+
+
+def check_backend(args: argparse.Namespace) -> None:
+    """``--backend compiled`` on an algorithm that runs only in the reference (its kernel
+    declined, ``kernel = Declined("...")``): one line giving the reason, before any work. The
+    algorithms are those the command names: ``run``'s ALGO..., ``audit``'s and ``bounds``' ALGO,
+    ``--against ALGO``, every registered one with ``audit --all``."""
+    if getattr(args, "backend", None) != "compiled":
+        return
+    from ..reference.registry import ALGORITHMS, canonical, get, reference_only
+
+    names = list(getattr(args, "algorithms", None) or [])
+    names += [name for name in (getattr(args, "algorithm", None), getattr(args, "against", None))
+              if name]
+    if getattr(args, "all", False) is True:
+        names += list(ALGORITHMS)
+    for name in dict.fromkeys(canonical(name) for name in names):
+        get(name)                                   # an unknown algorithm: the registry's error
+        reason = reference_only(name)
+        if reason is not None:
+            raise DPBanditsError(f"--backend compiled: {name} runs only in the reference "
+                                 f"({reason}); use --backend reference or auto")
 
 
 def add_scheduler(parser: argparse.ArgumentParser,

@@ -31,7 +31,7 @@ from .policy import Policy, PolicyBase
 
 __all__ = ["ALGORITHMS", "ALIASES", "canonical", "get", "make", "spec", "algorithms", "AlgorithmSpec",
            "AlgorithmInfo", "declaration", "declared", "Declared", "CheckedArguments",
-           "check_arguments", "build", "spec_of"]
+           "check_arguments", "build", "spec_of", "reference_only"]
 
 # name -> "module:Class", relative to dpbandits.reference; imported on first use.
 ALGORITHMS: dict[str, str] = {
@@ -230,6 +230,8 @@ class AlgorithmInfo:
     claims: dict[str, str]
     parameters: tuple[dict[str, Any], ...] = ()
     epsilon_range: tuple[float, float] | None = None
+    reference_only: str | None = None
+    """Why only the reference runs it (:func:`reference_only`); None when it has a kernel."""
 
 
 def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
@@ -248,8 +250,19 @@ def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
                                    cls.needs_horizon, tuple(v.name for v in cls.variants),
                                    cls.default_variant, claims,
                                    tuple(p.as_dict() for p in parameters_of(cls)),
-                                   EPSILON_RANGE if cls.private else None))
+                                   EPSILON_RANGE if cls.private else None,
+                                   reference_only(name)))
     return infos
+
+
+def reference_only(name: str) -> str | None:
+    """Why only the reference runs registered algorithm ``name`` (the reason of its declined
+    kernel, ``kernel = Declined("...")``, or that it declares none); None when it declares a
+    compiled kernel."""
+    kernel = getattr(get(name), "kernel", None)
+    if isinstance(kernel, Declined):
+        return kernel.reason
+    return "it declares no compiled kernel" if kernel is None else None
 
 
 def declaration(name: str, attribute: str) -> Any:
