@@ -123,6 +123,13 @@ COMMANDS = {
 }
 """For each command: a valid, tiny invocation and the options to corrupt."""
 
+bad_backend = st.one_of(garbage, st.sampled_from(["Compiled", "numba", "reference ", "auto,compiled"]))
+"""Backends that are not ``reference``, ``compiled`` or ``auto``. (``--backend compiled`` on an
+algorithm whose kernel is declined is refused with the reason: tests/test_tutorial.py, with the
+tutorial's algorithm, since every algorithm registered here has a kernel.)"""
+for _command in ("run", "audit", "bounds", "validate", "report", "reproduce"):
+    COMMANDS[_command][1].append(("--backend", bad_backend))
+
 NOT_APPLICABLE = [
     (["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--epsilon", "1"], "--epsilon"),
     (["run", "ucb1", "--means", "0.6", "0.4", "--horizon", "20", "--movielens", "x"], "--movielens"),

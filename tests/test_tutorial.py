@@ -274,13 +274,18 @@ def test_the_compiled_backend_refuses_it_with_the_declined_reason(registered, tm
                   f"validate --python examples/validate/implementations.py:PlainLazyUCB "
                   f"--against {registered} --epsilon 1 --backend compiled --out there",
                   f"run ucb1 {registered} --means 0.5 0.4 --horizon 10 --epsilon 1 "
-                  f"--backend compiled --out there"):
+                  f"--backend compiled --out there",
+                  "report --budget tiny --backend compiled --out there"):
         status, output = _dpbandits(f"dpbandits {other}", capsys)
         assert status == 2 and len(output.splitlines()) == 1 and reason in output, (other, output)
     assert not (tmp_path / "there").exists() and not (tmp_path / "dpbandits-out").exists()
-    status, output = _dpbandits("dpbandits run ucb1 --means 0.5 0.4 --horizon 10 --backend "
-                                "compiled --runs 2 --no-progress --out there", capsys)
-    assert status == 0, output                      # an algorithm with a kernel still runs
+    from dpbandits.cli import build_parser
+    from dpbandits.cli.options import check_backend
+
+    for argv in (["run", "ucb1", "--means", "0.5", "0.4", "--horizon", "10", "--backend",
+                  "compiled"], ["run", registered, "--means", "0.5", "0.4", "--horizon", "10",
+                                "--epsilon", "1", "--backend", "reference"]):
+        check_backend(build_parser().parse_args(argv))      # a kernel, or not compiled: passes
 
 
 @pytest.mark.exact

@@ -380,8 +380,8 @@ def add_backend(parser: argparse.ArgumentParser,
 def check_backend(args: argparse.Namespace) -> None:
     """``--backend compiled`` on an algorithm that runs only in the reference (its kernel
     declined, ``kernel = Declined("...")``): one line giving the reason, before any work. The
-    algorithms are those the command names: ``run``'s ALGO..., ``audit``'s and ``bounds``' ALGO,
-    ``--against ALGO``, every registered one with ``audit --all``."""
+    algorithms are those the command runs: ``run``'s ALGO..., ``audit``'s and ``bounds``' ALGO,
+    ``--against ALGO``, and every registered one with ``audit --all`` and ``report``."""
     if getattr(args, "backend", None) != "compiled":
         return
     from ..reference.registry import ALGORITHMS, canonical, get, reference_only
@@ -389,7 +389,7 @@ def check_backend(args: argparse.Namespace) -> None:
     names = list(getattr(args, "algorithms", None) or [])
     names += [name for name in (getattr(args, "algorithm", None), getattr(args, "against", None))
               if name]
-    if getattr(args, "all", False) is True:
+    if getattr(args, "all", False) is True or getattr(args, "command", None) == "report":
         names += list(ALGORITHMS)
     for name in dict.fromkeys(canonical(name) for name in names):
         get(name)                                   # an unknown algorithm: the registry's error
