@@ -392,3 +392,90 @@ def _registered() -> list[str]:
     from dpbandits.reference.registry import ALGORITHMS
 
     return list(ALGORITHMS)
+
+
+# --- the whole path, on a copy of the repository --------------------------------------------------
+
+COPIED = ("src", "tests", "docs", "tools", "examples", "mkdocs.yml", "pyproject.toml", "README.md",
+          "CONTRIBUTING.md")
+"""What the copy holds: the package, its tests, its docs and what they read."""
+
+REGISTRY_TESTS = ["tests/test_declarations.py", "tests/test_layers.py", "tests/test_citations.py",
+                  "tests/test_docs_hooks.py", "tests/audit/test_audit_claims_data.py",
+                  "tests/bounds/test_catalogue.py", "tests/test_cli.py",
+                  "tests/reference/test_contract.py", "tests/reference/test_domains.py",
+                  "tests/test_accountant.py", "tests/audit/test_audit.py", "tests/test_golden.py"]
+"""The test modules that walk the registry (each reads ``ALGORITHMS``), and the golden outputs."""
+
+
+def apply_page(tutorial: Tutorial, root: Path) -> list[str]:
+    """Write the page's files into the repository at ``root`` and add its line to the registry;
+    what changed, one line each."""
+    changed = []
+    for path, text in tutorial.files.items():
+        assert not (root / path).exists(), path
+        (root / path).write_text(text)
+        changed.append(f"new {path}")
+    registry = root / REGISTRY
+    lines = registry.read_text().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("ALGORITHMS: dict"))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("}"))
+    lines.insert(end, f'    "{tutorial.name}": "{tutorial.target}",\n')
+    registry.write_text("".join(lines))
+    changed.append(f"one line in {REGISTRY}")
+    return changed
+
+
+@pytest.mark.slow
+@pytest.mark.smoke
+def test_a_copy_of_the_repository_with_the_page_applied_passes_and_documents_it(tmp_path):
+    """Following the page on a copy of the repository: its module, its docs page and one
+    registry line, then the two regenerated files the page names (its rows of the claims table,
+    ``list``'s stored output). The full ``dpbandits list`` prints the page's entry, the tests that
+    walk the registry pass with it (those of the algorithm, and every module-wide check), and the
+    strict docs build lists it in the index and the navigation. About 3 minutes."""
+    import difflib
+    import os
+
+    root = tmp_path / "repo"
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns(
+                "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis"))
+        else:
+            root.mkdir(exist_ok=True)
+            shutil.copy2(source, root / name)
+    before = (root / REGISTRY).read_text().splitlines()
+    changed = apply_page(TUTORIAL, root)
+    after = (root / REGISTRY).read_text().splitlines()
+    added = [line for line in difflib.ndiff(before, after) if line[:2] in ("+ ", "- ")]
+    assert added == [f'+     "{TUTORIAL.name}": "{TUTORIAL.target}",'], added
+    assert changed == [f"new {TUTORIAL.module_path}", f"new docs/algorithms/{TUTORIAL.name}.md",
+                       f"one line in {REGISTRY}"]
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "NO_MKDOCS_2_WARNING": "1"}
+
+    def run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
+        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True)
+        assert not check or done.returncode == 0, (argv, done.stdout[-3000:], done.stderr[-3000:])
+        return done
+
+    dpbandits = [sys.executable, "-c", "import sys; from dpbandits.cli import main; "
+                                       "sys.exit(main())"]
+    where = run(sys.executable, "-c", "import dpbandits; print(dpbandits.__file__)").stdout
+    assert where.startswith(str(root)), where
+    command, expected = TUTORIAL.command("dpbandits list")
+    listed = run(*dpbandits, "list", "--epsilon", "1").stdout
+    assert (problem := matches(expected, listed)) is None, problem
+    # The two regenerated files, by the commands the page names.
+    run(*dpbandits, "audit", TUTORIAL.name, "--out", "docs/data", "--no-progress")
+    run(sys.executable, "tests/test_golden.py", "--write", "list")
+    tests = run(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                *REGISTRY_TESTS, "-k", f"{TUTORIAL.name} or not [", check=False)
+    assert tests.returncode == 0, tests.stdout[-5000:]
+    built = run(sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                str(tmp_path / "site"))
+    index = (tmp_path / "site" / "algorithms" / "index.html").read_text()
+    assert f'href="../{TUTORIAL.name}/"' in index, built.stderr[-2000:]
+    page = (tmp_path / "site" / "algorithms" / TUTORIAL.name / "index.html").read_text()
+    assert "Lazy noisy greedy" in page and "[Greedy l.4]" in page
