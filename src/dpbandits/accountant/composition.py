@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import DPBanditsError
 from ..reference.noise import Release
 from ..reference.privacy import Guarantee
+from .counterexample import Counterexample, counterexamples
 from .tracing import Trace
 
 PROOF = "proof at this size"
@@ -46,6 +47,10 @@ class Accounting:
     findings: tuple[str, ...] = ()
     tables: str = ESTIMATED_TABLES
     """The table class, with what was enumerated or traced."""
+    counterexamples: tuple[Counterexample, ...] = ()
+    """The rows whose loss is largest, as data: each names the pair of tables (the row and its
+    cells), the action sequence, and the releases or reads that cost the loss there, with their
+    rounds and lines (:mod:`.counterexample`)."""
 
     @property
     def proof(self) -> bool:
@@ -153,7 +158,9 @@ def account(traces: Trace | Iterable[Trace], delta: float = 0.0, *,
     findings = tuple(dict.fromkeys(list(findings) + [f for tr in traces for f in tr.findings]))
     return Accounting(epsilon, delta if delta > 0 else 0.0, theorem, worst, per_row,
                       sum(len(t.releases) for t in traces), n, assumption,
-                      traces[0].K, traces[0].T, status, schedule, findings[:5], tables)
+                      traces[0].K, traces[0].T, status, schedule, findings[:5], tables,
+                      counterexamples(traces, per_row, lambda losses: _compose(losses, delta),
+                                      release_loss, row_losses))
 
 
 def alignment(tr: Trace, row: int) -> list[tuple[int, str, float, float, float]]:

@@ -77,6 +77,8 @@ class Trace:
     schedule_reads: tuple[str, ...] = ()
     """Reads of released values that can steer the release schedule (the noise probe's: in
     ``observe``, or anywhere when the policy releases while it acts)."""
+    leak_sites: tuple[tuple[int, tuple[tuple[int, int], ...], str], ...] = ()
+    """(round, cells, what) of each leak found on this trace (the facts of its findings)."""
 
     def schedule(self) -> tuple:
         """Rounds, kinds, families, scales and sizes of the releases (not the cells they cover)."""
@@ -180,7 +182,8 @@ class _Run:
                      list(tr.findings), self.forced, groups, moved,
                      nonlinear=tuple(tr.nonlinear_maps),
                      schedule_reads=tuple(note for phase, note in tr.noise_reads
-                                          if phase == "observe" or tr.released_in_act))
+                                          if phase == "observe" or tr.released_in_act),
+                     leak_sites=tuple(tr.leak_sites))
 
 
 def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, seed: int,

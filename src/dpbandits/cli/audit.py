@@ -43,18 +43,20 @@ DEFAULTS = dict(variant=None, epsilon=1.0, claim_epsilon=None, arms=None, horizo
                 samples=None, alpha=0.05, param=[], white_box=False, protocol="table",
                 feedback="bandit", timeout=DEFAULT_TIMEOUT, workers=1, scheduler=None,
                 out="dpbandits-out", against=None, python=None, callable=False,
-                require_sandbox=False)
+                require_sandbox=False, from_accountant=False)
 """Every option's default, to tell which options a user gave."""
 
 NOT_FOR = {
     "algorithm": ("claim_epsilon", "protocol", "feedback", "timeout", "against", "callable",
                   "require_sandbox"),
-    "rows": ("variant", "arms", "horizon", "param", "white_box"),
+    "rows": ("variant", "arms", "horizon", "param", "white_box", "from_accountant"),
     "all": ("variant", "claim_epsilon", "arms", "horizon", "param", "white_box", "protocol",
-            "feedback", "timeout", "against", "callable", "require_sandbox"),
-    "command": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "callable"),
-    "python": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "protocol"),
-    "against": ("claim_epsilon", "white_box", "scheduler", "out", "feedback"),
+            "feedback", "timeout", "against", "callable", "require_sandbox", "from_accountant"),
+    "command": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "callable",
+                "from_accountant"),
+    "python": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "protocol",
+               "from_accountant"),
+    "against": ("claim_epsilon", "white_box", "scheduler", "out", "feedback", "from_accountant"),
 }
 """Options that do not apply to each way of naming what is audited ("rows": ALGO with --out,
 which writes ALGO's rows of the claims table as --all makes them)."""
@@ -95,6 +97,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a parameter of the algorithm (repeatable; see `dpbandits list`)")
     parser.add_argument("--white-box", action="store_true",
                         help="audit the noisy statistics the algorithm releases, not its actions")
+    parser.add_argument("--from-accountant", action="store_true",
+                        help="trace ALGO at the audit's K, T and epsilon first: where the "
+                             "accountant's bound exceeds the claim, audit with a pair built from "
+                             "each row it names (before the default pairs); where it proves the "
+                             "claim, audit nothing and exit 0 (docs/accountant.md)")
     add_workers(parser, "worker processes (simulations, or external program instances)")
     add_backend(parser, "simulation backend of a registered algorithm's runs")
     add_scheduler(parser, "simulate on a Dask cluster (needs dpbandits[distributed]); same result")
@@ -132,11 +139,19 @@ def run(args: argparse.Namespace) -> int:
                                  f"DIR/audit-claims.json as --all makes them (every variant, "
                                  f"its audit preset)")
         return _audit_rows(args)
+    if args.from_accountant and args.white_box:
+        raise DPBanditsError("--from-accountant and --white-box do not go together: the "
+                             "accountant's pairs are tables of rewards, audited on the actions")
+    if args.from_accountant and not get(args.algorithm).private:
+        raise DPBanditsError(f"--from-accountant: {args.algorithm} makes no privacy claim, so "
+                             f"the accountant has no claim to refute")
     candidate = mode in ("command", "python")
     if candidate:
         refused = refused_without_sandbox(args)
         if refused is not None:
             return refused
+    if args.from_accountant:
+        return _from_accountant(args)
     record = tampering_record(args) if candidate else None
     try:
         result = _audit_candidate(args) if candidate else _audit_one(args)
@@ -345,6 +360,40 @@ def _audit_one(args: argparse.Namespace):
                                alpha=args.alpha, seed=args.seed, white_box=args.white_box,
                                workers=args.workers, client=client, progress=say_for(args),
                                backend=args.backend)
+
+
+def _from_accountant(args: argparse.Namespace) -> int:
+    """``audit ALGO --from-accountant``: the accountant traced at the audit's size, then the
+    audit with its pairs before the default ones; nothing audited (exit 0) where it proves the
+    claim (:mod:`dpbandits.audit.from_accountant`)."""
+    from ..audit.from_accountant import audit_from_accountant
+
+    params = parse_params(args.param, [args.algorithm])
+    samples = args.samples or SAMPLES["algorithm"]
+    _check_size(args.algorithm, samples, args.horizon, args.arms or 2, args.epsilon,
+                next(iter(params.values())))
+    with cluster(args.scheduler) as client:
+        result, found = audit_from_accountant(
+            args.algorithm, epsilon=args.epsilon, variant=args.variant, K=args.arms,
+            T=args.horizon, params=next(iter(params.values())), samples=samples,
+            alpha=args.alpha, seed=args.seed, workers=args.workers, client=client,
+            progress=say_for(args), backend=args.backend)
+    if result is None:
+        if args.json:
+            print(json.dumps(with_status({"mechanism": args.algorithm, "audited": False,
+                                          "notes": list(found.notes)}, OK), indent=1))
+        else:
+            print("\n".join(found.notes))
+        return OK
+    status = exit_status(result)
+    print(json.dumps(with_status(result.to_dict(), status), indent=1) if args.json
+          else describe(result, args.epsilon))
+    if status == NOT_TESTED:
+        from ..audit.against import could_not_test
+
+        print(f"could not test: {could_not_test(result)}; the outputs gave no evidence either "
+              f"way (try a longer --horizon or more --samples)", file=sys.stderr)
+    return status
 
 
 def describe(result, epsilon: float | None = None) -> str:

@@ -29,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
         return OK
     print(f"Privacy claims evaluated at epsilon = {args.epsilon:g}; [row] = one reward vector "
           "replaced.\nparam NAME: default; domain (set one with --param ALGO:NAME=VALUE).\n"
+          "claim: what the paper claims, and whether it is true for this variant by the proof or "
+          "the counterexample on the algorithm's docs page (not the accountant's verdict).\n"
           "traced: the accountant's upper bound on epsilon from the reference's own noise draws, "
           "with its status (a proof at the stated K and T where every action sequence was "
           "enumerated and the code was checked where it ran: noise laws, information flow, every "
@@ -40,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"    source:   {info.paper}")
         for variant, claim in info.claims.items():
             default = " (default)" if variant == info.default_variant else ""
+            if info.private:
+                claim = _claim_line(info.name, variant, args.epsilon)
             print(f"    {variant + default + ':':<22}{claim}")
             if variant in upper.get(info.name, {}):
                 print(f"    {'':<22}{upper[info.name][variant]['text']}")
@@ -53,6 +57,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {'param ' + parameter['name'] + ':':<22}{parameter['default']!r}; "
                   f"{parameter['domain']}")
     return OK
+
+
+def _claim_line(name: str, variant: str, epsilon: float) -> str:
+    """The paper's claim and its status in words that cannot be read as the accountant's
+    verdict: the status is the project's reading of the paper (a proof or a counterexample on
+    the algorithm's docs page), for every size, not a bound traced at one."""
+    claim = make(name, 2, epsilon=epsilon, rng=0, variant=variant, T=1000).claim
+    page = f"docs/algorithms/{name}.md"
+    said = {"holds": f"true for this variant (its proof: {page})",
+            "false": f"false for this variant (its counterexample: {page})",
+            "unproven": f"unproven for this variant (no proof covers it: {page})"}[claim.status]
+    true = "" if claim.status == "holds" else (
+        f"; true: {claim.proven}" if claim.proven else "; true: no guarantee proven")
+    return f"claim {claim.claimed}: {said}{true}"
 
 
 def _traced(name: str, variant: str, epsilon: float) -> dict:

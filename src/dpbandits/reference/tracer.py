@@ -170,6 +170,9 @@ class Tracer:
     """(phase, finding) of every read of a released value the noise probe saw."""
     released_in_act: bool = False
     """Whether a release happened while the policy acted."""
+    leak_sites: list[tuple[int, tuple[tuple[int, int], ...], str]] = field(default_factory=list)
+    """(round, cells, what) of every leak as data, once per round and what: the finding
+    strings' facts for a counterexample (:mod:`dpbandits.accountant.counterexample`)."""
 
     def _per_run(self, a) -> np.ndarray:
         a = np.asarray(a, dtype=float)
@@ -186,6 +189,7 @@ class Tracer:
             note = f"round {self.step}, {_cells(cells)}: {what}"
             if note not in self.findings:
                 self.findings.append(note)
+                self.leak_sites.append((self.step, tuple(cells), what))
 
     def _noise_read(self, what: str) -> None:
         """The noise probe's run differs at a read: the code read a released value there. A
