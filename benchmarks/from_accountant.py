@@ -28,6 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from dpbandits.audit.from_accountant import SOURCE, audit_from_accountant  # noqa: E402
 
 PLANTED = ["SmallerOfTwo", "RawWhenLarge", "LeakBand", "LeakInside", "HalvedFrom7"]
+LABELS = {"SmallerOfTwo": "smaller of two draws (noise law)",
+          "RawWhenLarge": "noise dropped above 3/ε (noise law)",
+          "LeakBand": "reward read in (0.6, 0.7) (leak)",
+          "LeakInside": "reward read inside (0, 1) (leak)",
+          "HalvedFrom7": "scale halved from round 7"}
+"""How the table names the planted changes of tests/test_accountant_verifier.py."""
 PAPER = {"dp-ucb-bound[paper]": ("dp-ucb-bound", "paper", {}, 1.0),
          "dp-ucb[paper]": ("dp-ucb", "paper", {}, 1.0),
          "hybrid-ucb[paper]": ("hybrid-ucb", "paper", {}, 1.0),
@@ -68,7 +74,8 @@ def main() -> None:
                           else "default")
                 cells.append(f"{result.epsilon_lower_bound:.3f} {result.verdict} "
                              f"({source} pair, {seconds:.0f} s)")
-            print(f"| {label} | {n:,} | " + " | ".join(cells) + " |", flush=True)
+            print(f"| {LABELS.get(label, label)} | {n:,} | " + " | ".join(cells) + " |",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -16,11 +16,12 @@ accountant says of the claim:
   hypothesis (m = 1; the pairs cost selection runs, not confidence). The default pairs stay
   because the accountant's row is where the *released statistics* lose most, not necessarily
   where the *actions* do; the result says which pair was chosen and where it came from.
-* its bound is **a proof at or below the claim**: no pair of tables at this size can violate
-  the claim, so nothing is audited (:attr:`FromAccountant.audited` is False; the command exits 0
-  and says so).
-* its bound is **an estimate at or below the claim**, or the trace does not fit at this size:
-  the accountant names no counterexample, and the default pairs are audited (said in the notes).
+* its bound is **a proof at or below the claim** for every table with entries in [0, 1]: no
+  pair of neighbouring tables at this size can violate the claim, so nothing is audited
+  (:attr:`FromAccountant.audited` is False; the command exits 0 and says so).
+* its bound is **an estimate at or below the claim** (or a proof for the {0, 1} tables only,
+  where a nonlinear map was met), or the trace does not fit at this size: the accountant names
+  no counterexample, and the default pairs are audited (said in the notes).
 
 A pair from a counterexample changes the named row over the whole range, all 0 against all 1
 (the accountant's own probe, +1 from 0 and -1 from 1), on a table that steers the algorithm
@@ -172,7 +173,7 @@ def accountant_pairs(name: str, *, K: int, T: int, epsilon: float, variant: str 
                      policy_class: type | None = None) -> FromAccountant:
     """The accountant's bound at (K, T, epsilon) and, when it exceeds ``claimed`` (a
     :class:`~dpbandits.reference.privacy.Guarantee`), the pairs of its counterexamples."""
-    from ..accountant import TooLargeToTrace, traced_upper
+    from ..accountant import UNIT_TABLES, TooLargeToTrace, traced_upper
 
     try:
         bound = traced_upper(name, epsilon=epsilon, variant=variant, K=K, T=T,
@@ -183,13 +184,16 @@ def accountant_pairs(name: str, *, K: int, T: int, epsilon: float, variant: str 
     eps = "inf" if math.isinf(bound.epsilon) else f"{bound.epsilon:.4g}"
     said = f"the accountant: eps <= {eps} ({bound.status}: {bound.scope})"
     above = (bound.epsilon > claimed.epsilon * (1 + 1e-9) or bound.delta > claimed.delta)
-    if not above and bound.proof:
+    if not above and bound.proof and UNIT_TABLES in bound.tables:
         return FromAccountant(bound, audited=False, notes=(
-            f"{said}: a proof at or below the claim {claimed}, so no pair of tables at this "
-            f"size can violate it; no counterexample, nothing audited",))
+            f"{said}: a proof at or below the claim {claimed}, so no pair of neighbouring "
+            f"tables with entries in [0, 1] at K = {K}, T = {T} can violate it; no "
+            f"counterexample, nothing audited",))
     if not above:
+        what = ("a proof for the enumerated {0, 1} tables only" if bound.proof
+                else "an estimate")
         return FromAccountant(bound, notes=(
-            f"{said}: at or below the claim {claimed}, an estimate that names no "
+            f"{said}: at or below the claim {claimed}, {what}, which names no "
             f"counterexample: audited with the default pairs only",))
     named = [ce for ce in bound.counterexamples
              if ce.loss > claimed.epsilon * (1 + 1e-9)] or list(bound.counterexamples[:1])
