@@ -59,3 +59,21 @@ def test_the_validation_says_which_value_it_filled():
                       audit_samples=0, explain=False)
     assert "gets dp-se's value: beta = 0.02 (1/T at T = 50)" in result.summary()
     assert result.to_dict()["filled"] == result.filled_note
+
+
+@pytest.mark.smoke
+def test_the_audit_against_algo_says_which_value_it_filled_at_its_horizon(monkeypatch):
+    """`audit --against` runs the candidate at the audit's horizon: its notes name beta there
+    (the audit itself is replaced by one that returns the notes it is given)."""
+    from dpbandits.audit import against
+
+    monkeypatch.setattr(against, "audit_observed", lambda *args, notes=(), **kwargs: notes)
+    mechanism = load(NeedsBeta, K=2, epsilon=1.0, reference="dp-se", isolated=False)
+    notes = against.audit_against(mechanism, "dp-se", epsilon=1.0, T=40, samples=100)
+    assert any("gets dp-se's value: beta = 0.025 (1/T at T = 40)" in note
+               and note.endswith("at the audit's horizon") for note in notes), notes
+    given = load(NeedsBeta, K=2, epsilon=1.0, params={"beta": 0.5}, reference="dp-se",
+                 isolated=False)
+    notes = against.audit_against(given, "dp-se", epsilon=1.0, params={"beta": 0.5}, T=40,
+                                  samples=100)
+    assert not any("gets dp-se's value" in note for note in notes), notes

@@ -90,6 +90,27 @@ def run_seeds(seed: int, n: int) -> list[np.random.SeedSequence]:
     return np.random.SeedSequence(seed).spawn(n)
 
 
+class _SeedRange:
+    """Runs ``first`` .. ``first + count - 1`` of :func:`run_seeds` (``seed``), made where they
+    are used: child ``i`` of ``SeedSequence(seed)`` is ``SeedSequence(seed, spawn_key=(i,))``, so
+    a block of runs crosses to its host as three integers, not one pickled sequence per run."""
+
+    def __init__(self, seed: int, first: int, count: int) -> None:
+        self.seed, self.first, self.count = int(seed), int(first), max(0, int(count))
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self):
+        for i in range(self.first, self.first + self.count):
+            yield np.random.SeedSequence(self.seed, spawn_key=(i,))
+
+    def __getitem__(self, index: slice) -> "_SeedRange":
+        start, stop, step = index.indices(self.count)
+        assert step == 1, index
+        return _SeedRange(self.seed, self.first + start, max(0, stop - start))
+
+
 def claimed_guarantee(claim_epsilon: float | None) -> Guarantee | None:
     """The pure-DP guarantee a black box claims (whole-row neighbours), or None if non-private."""
     if claim_epsilon is None:
@@ -165,13 +186,13 @@ class _PythonMechanism(Mechanism):
         ((n, T, k) bases for a semi-bandit policy)."""
         table, n, seed = checked_sample_arguments(table, n, seed, self.K, self.label)
         X = self._rows(table)
-        actions = self._runs(X, run_seeds(seed, n))
+        actions = self._runs(X, _SeedRange(seed, 0, n))
         if self._replayed < REPLAYED_CALLS:
             self._replayed += 1
             self._check_repeats(X, seed, actions[:REPLAYED_RUNS])
         return actions
 
-    def _runs(self, X: np.ndarray, seeds: list[np.random.SeedSequence]) -> np.ndarray:
+    def _runs(self, X: np.ndarray, seeds: "_SeedRange") -> np.ndarray:
         """The runs of ``seeds`` on the rows ``X``, in host processes (or here)."""
         n = len(seeds)
         if not self.isolated:
@@ -188,7 +209,7 @@ class _PythonMechanism(Mechanism):
     def _check_repeats(self, X: np.ndarray, seed: int, first: np.ndarray) -> None:
         """Run the first runs again (their seeds afresh, in a process that has served other
         runs) and stop with an error naming the first run that does not repeat."""
-        again = self._runs(X, run_seeds(seed, len(first)))
+        again = self._runs(X, _SeedRange(seed, 0, len(first)))
         differ = (again != first).reshape(len(first), -1)
         if not differ.any():
             return
@@ -238,8 +259,7 @@ class _PythonMechanism(Mechanism):
         """The shape of one run's output: (T,) actions."""
         return (X.shape[0],)
 
-    def _run_chunk(self, X: np.ndarray, start: int,
-                   seeds: list[np.random.SeedSequence]) -> np.ndarray:
+    def _run_chunk(self, X: np.ndarray, start: int, seeds: Any) -> np.ndarray:
         actions = np.empty((len(seeds),) + self._run_shape(X), dtype=np.int32)
         # The global generators are seeded for every run, then given back as they were (this
         # may be the caller's own process when not isolated).

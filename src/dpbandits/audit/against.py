@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .testers import SamplePlan
 
 __all__ = ["audit_against", "audit_observed", "Claiming", "first_dependent_round",
            "audit_horizon", "planned_horizon", "could_not_test", "blind_spots", "WINDOW", "AGAINST_SAMPLES",
@@ -59,10 +60,17 @@ this horizon (DP-SE's first elimination: 2740 rounds at K = 2, eps = 1) sixteen 
 runs cost a per-round candidate too much, and the designed and known pairs are screened alone."""
 
 AGAINST_SAMPLES = 10_000
-"""Test runs per side of an audit against ALGO when the caller gives none (the selection sample
-is a fifth of it, at least 200), the same for ``dpbandits audit --against`` and ``validate``'s
-privacy stage: a Lazy-UCB that releases its whole history is caught in 5 of 5 seeds at 10 000 and
-in 2 of 5 at 2 000, for little more time, since screening the pairs dominates."""
+"""The most test runs per side of an audit against ALGO when the caller gives none (the
+selection sample is a fifth of it, at least 200), the same for ``dpbandits audit --against`` and
+``validate``'s privacy stage. The test sample drawn is sized from its power need and read in
+looks that stop once the verdict is decided (:data:`PLAN`), so most audits draw fewer: a
+Lazy-UCB that releases its whole history was caught in 5 of 5 seeds at a fixed 10 000 and in 2
+of 5 at 2 000."""
+
+PLAN = SamplePlan()
+"""The test sample of an audit against ALGO (:class:`~dpbandits.audit.testers.SamplePlan`):
+sized for a loss of twice the claim on an event as frequent as the chosen one, at power 0.8,
+at least 1000 runs per side, read in three looks at level alpha / 3 each."""
 
 
 def first_dependent_round(name: str, K: int, T: int, epsilon: float | None = None,
@@ -207,15 +215,16 @@ DISTINCT = 3
 
 def audit_observed(candidate: Claiming, pairs: list, *, samples: int, n_selection: int,
                    alpha: float, seed: int, progress: Callable[[str], None] | None = None,
-                   notes: tuple[str, ...] = ()):
-    """The event audit of ``candidate`` on ``pairs``, with the number of distinct outputs seen
-    on the tested pair in ``counts["distinct_outputs"]`` and ``notes`` appended."""
+                   notes: tuple[str, ...] = (), plan: SamplePlan | None = None):
+    """The event audit of ``candidate`` on ``pairs`` (``samples`` test runs per side, or at most
+    that many with a ``plan``), with the number of distinct outputs seen on the tested pair in
+    ``counts["distinct_outputs"]`` and ``notes`` appended."""
     from .testers import event_audit
 
     result = event_audit(candidate, pairs, n_selection=n_selection, n_test=samples, alpha=alpha,
-                         seed=seed, progress=progress)
+                         seed=seed, progress=progress, plan=plan)
     counts = {**result.counts, "distinct_outputs": candidate.distinct_outputs(result.pair)}
-    return replace(result, counts=counts, notes=tuple(result.notes) + tuple(notes))
+    return replace(result, counts=counts, notes=tuple(notes) + tuple(result.notes))
 
 
 def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str | None = None,
@@ -228,8 +237,11 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
     designed horizon, where it has a design). The event tester's Clopper-Pearson bound holds at
     confidence ``1 - alpha`` (one event tested on a fresh sample, chosen with the pair on a
     selection sample of ``max(2000, samples // 5)`` runs per side and pair, or
-    ``max(200, samples // 5)`` when only designed and known pairs are screened). The result's
-    ``notes`` say how the horizon and the pairs were chosen.
+    ``max(200, samples // 5)`` when only designed and known pairs are screened). The test
+    sample is at most ``samples`` runs per side: sized from its power need and read in looks
+    that stop once the verdict is decided (:data:`PLAN`; the bound at level alpha / looks at
+    each look, valid at ``1 - alpha`` whichever look it stops at). The result's ``notes`` say
+    how the horizon, the pairs and the test sample were chosen.
 
     The arguments are trusted: the entry points (``dpbandits audit --against``,
     ``dpbandits validate``, :func:`dpbandits.testing.assert_private`) check them once, before any
@@ -260,6 +272,10 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
             first = first_dependent_round(against, K, T, epsilon, variant, params, seed)
             coupled += f"; the designed horizon of {against}, longer, is kept"
         notes.append(f"horizon T = {T}: {coupled}")
+    filled = getattr(candidate, "filled_at", None)     # a candidate built per run (candidates)
+    filled_line = filled(T) if callable(filled) else ""
+    if isinstance(filled_line, str) and filled_line:
+        notes.append(f"{filled_line}; at the audit's horizon")
     reference = RegistryMechanism(against, K, epsilon, variant, params, T=T)
     boundaries = sorted(set(reference.epoch_boundaries(T)) | ({first - 1} if first and first > 1 else set()))
     relation = reference.claimed.relation if reference.claimed else None
@@ -283,7 +299,7 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
                  f"{len(pairs)} candidate pairs, {samples} test runs per side")
     mechanism = Claiming(candidate, reference.claimed, boundaries, reference.claim)
     return audit_observed(mechanism, pairs, samples=samples, n_selection=n_selection,
-                          alpha=alpha, seed=seed, progress=progress, notes=tuple(notes))
+                          alpha=alpha, seed=seed, progress=progress, notes=tuple(notes), plan=PLAN)
 
 
 def could_not_test(result: Any) -> str | None:

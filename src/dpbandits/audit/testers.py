@@ -25,7 +25,9 @@ Scores:
 
 from __future__ import annotations
 
+import math
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable
 
@@ -39,7 +41,7 @@ from .mechanism import Mechanism
 from .pairs import Pair
 from .result import AuditResult
 
-__all__ = ["action_features", "event_audit", "exact_audit", "pair_privacy_loss"]
+__all__ = ["action_features", "event_audit", "exact_audit", "pair_privacy_loss", "SamplePlan"]
 
 _WINDOW = 12          # rounds after the differing round whose actions enter the features
 _THRESHOLDS = 64      # candidate thresholds per score and direction
@@ -200,6 +202,9 @@ class _Event:
     upper: bool          # event {score > threshold} (else {score < threshold})
     pair_index: int
     selection_bound: float
+    selection_frequency: float = 0.0
+    """The event's frequency on the table where it is more likely, in the selection sample's
+    second half: an estimate, used only to size the test sample (:class:`SamplePlan`)."""
 
     def member(self, s: np.ndarray) -> np.ndarray:
         return s > self.threshold if self.upper else s < self.threshold
@@ -215,7 +220,9 @@ def _orient(k_in_d0: int, k_in_d1: int, n0: int, n1: int, upper: bool):
 
 
 def _best_threshold(s0: np.ndarray, s1: np.ndarray, alpha: float, delta: float):
-    """The threshold and direction whose event gives the largest bound on these scores."""
+    """The bound, threshold and direction whose event gives the largest bound on these scores,
+    and the event's frequency on the table where it is more likely (0 when no event gives a
+    positive bound)."""
     pooled = np.unique(np.concatenate([s0, s1]))
     if pooled.size > _THRESHOLDS:
         pooled = np.unique(np.quantile(pooled, np.linspace(0, 1, _THRESHOLDS)))
@@ -225,7 +232,7 @@ def _best_threshold(s0: np.ndarray, s1: np.ndarray, alpha: float, delta: float):
     above1 = s1.size - np.searchsorted(s1s, cuts, side="right")
     below0 = np.searchsorted(s0s, cuts, side="left")
     below1 = np.searchsorted(s1s, cuts, side="left")
-    best = (0.0, float(cuts[-1]), True)
+    best = (0.0, float(cuts[-1]), True, 0.0)
     for upper, k0s, k1s in ((True, above0, above1), (False, below0, below1)):
         a = alpha / 2
         kb, nb, ks, ns = _orient(k0s, k1s, s0.size, s1.size, upper)
@@ -235,7 +242,7 @@ def _best_threshold(s0: np.ndarray, s1: np.ndarray, alpha: float, delta: float):
             bounds = np.where(lo > delta, np.log(np.maximum(lo - delta, 1e-300) / hi), 0.0)
         i = int(np.argmax(bounds))
         if bounds[i] > best[0]:
-            best = (float(bounds[i]), float(cuts[i]), upper)
+            best = (float(bounds[i]), float(cuts[i]), upper, float(kb[i]) / nb)
     return best
 
 
@@ -295,21 +302,74 @@ def _pair_event(mechanism: Mechanism, exact, index: int, pair: Pair, n_selection
     fitted on the first half, and on the second half the score and threshold whose event gives
     the largest bound (the first fitted one on ties). Returns (event or None when no score could
     be fitted, the backends that ran). Depends only on its arguments, so it may run anywhere."""
-    half = n_selection // 2
     out0 = mechanism.sample(pair.D0, n_selection, seeds[0])
     out1 = mechanism.sample(pair.D1, n_selection, seeds[1])
-    F0 = action_features(out0, pair.step, mechanism.K)
-    F1 = action_features(out1, pair.step, mechanism.K)
+    return (_fitted_event(exact, index, pair, out0, out1, mechanism.K, alpha, claimed_delta),
+            set(getattr(mechanism, "backends_used", ())))
+
+
+def _fitted_event(exact, index: int, pair: Pair, out0: np.ndarray, out1: np.ndarray, K: int,
+                  alpha: float, claimed_delta: float) -> _Event | None:
+    """The event chosen on one pair's selection sample (:func:`_pair_event`), from its outputs."""
+    half = len(out0) // 2
+    F0 = action_features(out0, pair.step, K)
+    F1 = action_features(out1, pair.step, K)
     best = None
     for name, score in _fitted_scores(exact, pair, out0, out1, F0, F1, half):
         raw = _reads_outputs(name)
         source0 = out0[half:] if raw else F0[half:]
         source1 = out1[half:] if raw else F1[half:]
-        bound, threshold, upper = _best_threshold(score(source0), score(source1), alpha,
-                                                  claimed_delta)
+        bound, threshold, upper, frequency = _best_threshold(score(source0), score(source1),
+                                                             alpha, claimed_delta)
         if best is None or bound > best.selection_bound:
-            best = _Event(name, score, threshold, upper, index, bound)
-    return best, set(getattr(mechanism, "backends_used", ()))
+            best = _Event(name, score, threshold, upper, index, bound, frequency)
+    return best
+
+
+class _OneBlasThread:
+    """Within the block, the OpenBLAS that NumPy loaded runs its routines on one thread (the
+    number it had is set back after). The scores' fits multiply small matrices many times; on
+    a loaded machine OpenBLAS's threads wait for cores and the fits of one audit took 5.7 s
+    instead of 0.05 s (18 pairs, a load of 8 on 2 cores). Nothing is changed where the library
+    or its thread-count routines are not found (another BLAS, not Linux)."""
+
+    _routines: tuple | None = None
+
+    @classmethod
+    def _found(cls) -> tuple:
+        """(get, set) of the loaded OpenBLAS's thread count, or () when not found."""
+        if cls._routines is None:
+            cls._routines = ()
+            try:
+                import ctypes
+
+                with open("/proc/self/maps") as maps:
+                    paths = sorted({line.split()[-1] for line in maps
+                                    if "openblas" in line.lower() and ".so" in line})
+                for path in paths:
+                    library = ctypes.CDLL(path)
+                    for prefix, suffix in (("scipy_openblas", "64_"), ("openblas", "64_"),
+                                           ("scipy_openblas", ""), ("openblas", "")):
+                        get = getattr(library, f"{prefix}_get_num_threads{suffix}", None)
+                        put = getattr(library, f"{prefix}_set_num_threads{suffix}", None)
+                        if get is not None and put is not None:
+                            cls._routines = (get, put)
+                            return cls._routines
+            except (OSError, AttributeError, ValueError, IndexError):
+                cls._routines = ()
+        return cls._routines
+
+    def __enter__(self) -> "_OneBlasThread":
+        routines = self._found()
+        self._before = routines[0]() if routines else None
+        if routines and self._before != 1:
+            routines[1](1)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        routines = self._found()
+        if routines and self._before is not None and self._before != 1:
+            routines[1](self._before)
 
 
 class _Workers:
@@ -352,11 +412,17 @@ class _Workers:
 
 def _select_event(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int,
                   seeds: list[int], alpha: float, claimed_delta: float,
-                  progress: Callable[[str], None] | None, workers: _Workers) -> _Event:
+                  progress: Callable[[str], None] | None, workers: _Workers,
+                  overlap: bool = False) -> _Event:
     """Step 1: on each pair's selection sample, fit the scores on the first half and choose, on
     the second half, the pair, score and threshold whose event gives the largest bound (the
-    earliest pair on ties). The pairs run side by side on ``workers`` (the same events)."""
+    earliest pair on ties). The pairs run side by side on ``workers`` (the same events); with
+    ``overlap`` and one worker, each pair's fit runs beside the next pair's sample
+    (:func:`_select_overlapped`, the same events)."""
     side_by_side = workers.count > 1 and len(pairs) > 1
+    if overlap and not side_by_side:
+        return _select_overlapped(mechanism, exact, pairs, n_selection, seeds, alpha,
+                                  claimed_delta, progress)
     runner = workers.copy if side_by_side else mechanism     # one pair alone keeps its workers
     jobs = [(runner, exact, i, pair, n_selection, (seeds[2 * i], seeds[2 * i + 1]), alpha,
              claimed_delta) for i, pair in enumerate(pairs)]
@@ -375,6 +441,36 @@ def _select_event(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: i
                                       or event.selection_bound > best.selection_bound):
                 best = event
     return best
+
+
+def _select_overlapped(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int,
+                       seeds: list[int], alpha: float, claimed_delta: float,
+                       progress: Callable[[str], None] | None) -> _Event:
+    """:func:`_select_event` one pair after another, each pair's fit in a thread while the next
+    pair's runs are drawn: a mechanism that runs elsewhere (a candidate in its host process)
+    leaves this process idle while it runs. The events are combined in the pairs' order, so the
+    choice is the one made one step after the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    fits = []
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-fit")
+    try:
+        for i, pair in enumerate(pairs):
+            if progress:
+                progress(f"selection: pair {i + 1}/{len(pairs)} ({pair.description})")
+            out0 = mechanism.sample(pair.D0, n_selection, seeds[2 * i])
+            out1 = mechanism.sample(pair.D1, n_selection, seeds[2 * i + 1])
+            fits.append(pool.submit(_fitted_event, exact, i, pair, out0, out1, mechanism.K,
+                                    alpha, claimed_delta))
+        best = _NO_EVENT
+        for fit in fits:
+            event = fit.result()
+            if event is not None and (best is _NO_EVENT
+                                      or event.selection_bound > best.selection_bound):
+                best = event
+        return best
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _score_chunk(event: _Event, outputs: np.ndarray, step: int, K: int) -> np.ndarray:
@@ -397,13 +493,139 @@ def _test_scores(mechanism: Mechanism, event: _Event, pair: Pair, n_test: int,
     return scores[0], scores[1]
 
 
+@dataclass(frozen=True)
+class SamplePlan:
+    """How the test sample is sized from its power need and read in looks (a sequential test).
+
+    **Size.** The test sample is sized, before it is drawn, for the chosen event: the runs per
+    side at which an event as frequent as the chosen one (its frequency on the table where it is
+    more likely, in the selection sample's second half) with a privacy loss of ``violation``
+    times the claimed epsilon would give a bound above the claim with probability at least
+    ``power`` at the last look (:func:`~dpbandits.audit.confidence.runs_for_power`: exact
+    binomial quantiles, no normal approximation). That size is kept within [``floor``, the
+    caller's ``n_test``]; the caller's size is the most the audit draws. The selection sample is
+    independent of the test sample, so a size chosen from it is fixed before the test sample
+    exists.
+
+    **Looks.** The planned sample is drawn in ``looks`` pieces, each look doubling the runs per
+    side (n/4, n/2, n for three looks), and the same event is counted at each. Each look's
+    Clopper-Pearson bound is taken at level alpha / looks (Bonferroni over the looks), so with
+    probability at least 1 - alpha *every* look's bound is below the true epsilon: the bound
+    reported, at whichever look the test stops and for any stopping rule, holds at confidence
+    1 - alpha. The test stops early when the verdict is decided: a violation (the look's bound
+    exceeds the claim), or no violation with this event (the look's upper confidence bound on
+    the event's loss, at the same level, is at most the claim: more runs would only narrow the
+    interval around a loss below the claim). A stop for the second reason cannot make a false
+    violation more likely; it can miss a true one with probability at most alpha / looks.
+    """
+
+    looks: int = 3
+    violation: float = 2.0
+    """The loss the sample is sized to detect, as a multiple of the claim: 2, the loss of the
+    printed variants in docs/errata.md (report-noisy-max under whole-vector change, the hybrid
+    counters' item 3)."""
+    power: float = 0.8
+    floor: int = 1000
+
+    def sizes(self, n: int) -> list[int]:
+        """The cumulative runs per side at each look: halving back from n, at least 1 each."""
+        return sorted({max(1, -(-n // 2 ** (self.looks - 1 - look))) for look in range(self.looks)})
+
+
+def _planned_size(plan: SamplePlan, event: _Event, n_max: int, alpha: float,
+                  claimed_eps: float | None, claimed_delta: float) -> tuple[int, int | None, str]:
+    """The planned test sample (runs per side), the power need, and the sentence that says why."""
+    from .confidence import detectable_loss, runs_for_power
+
+    if claimed_eps is None:
+        return n_max, None, f"{n_max} runs per side (no claim to size the sample against)"
+    loss = plan.violation * claimed_eps
+    frequency = event.selection_frequency
+    need = runs_for_power(frequency, claimed_eps, loss, alpha, plan.looks, plan.power,
+                          claimed_delta) if frequency > 0 else None
+    floor = min(plan.floor, n_max)
+    planned = n_max if need is None else min(n_max, max(floor, need))
+    if frequency <= 0:
+        why = (f"{planned} runs per side, the most allowed: the selection sample found no event "
+               f"with a positive bound to size the sample from")
+        return planned, need, why
+    design = (f"an event as frequent as the chosen one (p = {frequency:.3g} on the table where "
+              f"it is more likely, selection estimate) with a loss of {plan.violation:g} x the "
+              f"claim ({loss:g})")
+    if need is not None and need <= n_max:
+        why = (f"{planned} runs per side from the power need: {design} gives a bound above the "
+               f"claim with probability >= {plan.power:g} at {need} runs per side"
+               + (f" (raised to the floor of {floor})" if need < floor else ""))
+    else:
+        at_cap = detectable_loss(frequency, n_max, claimed_eps, alpha, plan.looks, plan.power,
+                                 claimed_delta)
+        why = (f"{planned} runs per side, the most allowed, below the power need of {design} "
+               f"({'more than 1e8' if need is None else need} runs per side); at {planned} a "
+               + (f"loss of {at_cap:.3g} is detected with probability {plan.power:g}"
+                  if math.isfinite(at_cap) else "violation by an event this rare is not "
+                  "detectable at any loss"))
+    return planned, need, why
+
+
+def _sequential_test(mechanism: Mechanism, event: _Event, pair: Pair, plan: SamplePlan,
+                     n_max: int, alpha: float, claimed_eps: float | None, claimed_delta: float,
+                     seeds: tuple[int, int], workers: "_Workers",
+                     progress: Callable[[str], None] | None):
+    """Step 2 in looks (:class:`SamplePlan`): the event's scores on both tables, drawn look by
+    look until the verdict is decided or the planned sample is spent. Returns the scores of
+    every run drawn, the bound at the last look, and the facts for the result."""
+    from .confidence import clopper_pearson_lower, clopper_pearson_upper
+
+    planned, need, why = _planned_size(plan, event, n_max, alpha, claimed_eps, claimed_delta)
+    sizes = plan.sizes(planned)
+    looks = len(sizes)
+    side_seeds = [np.random.SeedSequence(seed).spawn(looks) for seed in seeds]
+    scores0, scores1 = [], []
+    drawn, bound, stopped = 0, 0.0, "the planned sample was spent"
+    for look, size in enumerate(sizes):
+        if progress:
+            progress(f"test: look {look + 1} of {looks}, {size} runs per side")
+        look_seeds = tuple(int(side[look].generate_state(1)[0]) for side in side_seeds)
+        s0, s1 = _test_scores(mechanism, event, pair, size - drawn, look_seeds, workers)
+        scores0.append(s0)
+        scores1.append(s1)
+        drawn = size
+        k0 = int(sum(event.member(s).sum() for s in scores0))
+        k1 = int(sum(event.member(s).sum() for s in scores1))
+        kb, nb, ks, ns = _orient(k0, k1, drawn, drawn, event.upper)
+        bound = epsilon_lower_bound(kb, nb, ks, ns, alpha, looks, claimed_delta)
+        if claimed_eps is None:
+            continue
+        if bound > claimed_eps * (1 + 1e-9):
+            stopped = f"the bound {bound:.3f} exceeds the claim {claimed_eps:g}"
+            break
+        a = alpha / (2 * looks)
+        big_hi, small_lo = clopper_pearson_upper(kb, nb, a), clopper_pearson_lower(ks, ns, a)
+        if look < looks - 1 and small_lo > 0 and big_hi - claimed_delta <= small_lo * math.exp(claimed_eps):
+            upper = math.log(max(big_hi - claimed_delta, 1e-300) / small_lo)
+            stopped = (f"the event's loss is at most {upper:.3f} <= the claim {claimed_eps:g} "
+                       f"(upper confidence bound at the same level): no violation with it")
+            break
+    note = (f"test sample: {why}; sequential: {looks} looks at {', '.join(map(str, sizes))} runs "
+            f"per side, Clopper-Pearson at level alpha/{looks} at each (Bonferroni over the "
+            f"looks: the bound holds at {100 * (1 - alpha):g}% at whichever look the test "
+            f"stops); stopped at look {sizes.index(drawn) + 1} ({drawn} runs per side): {stopped}")
+    facts = {"looks": looks, "look": sizes.index(drawn) + 1, "planned_n_test": planned,
+             "max_n_test": n_max, "power_n_test": need}
+    return np.concatenate(scores0), np.concatenate(scores1), bound, looks, note, facts
+
+
 def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 20_000,
                 n_test: int = 50_000, alpha: float = 0.05, seed: int = 0,
-                progress: Callable[[str], None] | None = None) -> AuditResult:
+                progress: Callable[[str], None] | None = None,
+                plan: SamplePlan | None = None) -> AuditResult:
     """Black-box audit: scores fitted and events chosen on a selection sample, one event tested.
 
     Returns an :class:`AuditResult` whose ``epsilon_lower_bound`` holds with probability at least
-    1 - alpha (Clopper-Pearson, one hypothesis on the test sample).
+    1 - alpha (Clopper-Pearson, one hypothesis on the test sample). With a ``plan``
+    (:class:`SamplePlan`) ``n_test`` is the most the test draws: the sample is sized from its
+    power need and read in looks, the bound then at level alpha / looks at each look
+    (``hypotheses`` = looks), valid at 1 - alpha whichever look it stops at.
     """
     if not pairs:
         raise DPBanditsError("an audit needs at least one candidate pair")
@@ -413,16 +635,26 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
     claimed_eps, claimed_delta, relation = _claim(mechanism)
     seeds = _seeds(seed, 2 * len(pairs) + 2)
     exact = mechanism.exact_model()
-    with _Workers(mechanism) as workers:
+    notes: tuple[str, ...] = ()
+    facts: dict = {}
+    hypotheses = 1
+    with _Workers(mechanism) as workers, (_OneBlasThread() if plan is not None else nullcontext()):
         best = _select_event(mechanism, exact, pairs, n_selection, seeds, alpha, claimed_delta,
-                             progress, workers)
+                             progress, workers, overlap=plan is not None)
         pair = pairs[best.pair_index]
         if progress:
             progress(f"test: {best.describe()} on {pair.description}")
-        s0, s1 = _test_scores(mechanism, best, pair, n_test, (seeds[-2], seeds[-1]), workers)
+        if plan is None:
+            s0, s1 = _test_scores(mechanism, best, pair, n_test, (seeds[-2], seeds[-1]), workers)
+        else:
+            s0, s1, _, hypotheses, note, facts = _sequential_test(
+                mechanism, best, pair, plan, n_test, alpha, claimed_eps, claimed_delta,
+                (seeds[-2], seeds[-1]), workers, progress)
+            notes = (note,)
+            n_test = len(s0)
     k0, k1 = int(best.member(s0).sum()), int(best.member(s1).sum())
     kb, nb, ks, ns = _orient(k0, k1, n_test, n_test, best.upper)
-    bound = epsilon_lower_bound(kb, nb, ks, ns, alpha, 1, claimed_delta)
+    bound = epsilon_lower_bound(kb, nb, ks, ns, alpha, hypotheses, claimed_delta)
     direction = "P1(S) vs P0(S)" if best.upper else "P0(S) vs P1(S)"
     certificate = exact_eps = None
     if exact is not None:
@@ -431,12 +663,12 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
     return AuditResult(
         mechanism=mechanism.label, claimed_epsilon=claimed_eps, claimed_delta=claimed_delta,
         relation=relation, method="exact-score event" if exact is not None else "event",
-        epsilon_lower_bound=bound, alpha=alpha, hypotheses=1, n_selection=n_selection,
+        epsilon_lower_bound=bound, alpha=alpha, hypotheses=hypotheses, n_selection=n_selection,
         n_test=n_test, event=f"{best.describe()} ({direction})", pair=pair.to_dict(),
         counts={"in_S_D0": k0, "n_D0": n_test, "in_S_D1": k1, "n_D1": n_test,
-                "candidate_pairs": len(pairs)},
+                "candidate_pairs": len(pairs), **facts},
         seconds=time.perf_counter() - start, epsilon_estimate=epsilon_estimate(kb, nb, ks, ns),
-        certificate=certificate, exact_epsilon=exact_eps,
+        certificate=certificate, exact_epsilon=exact_eps, notes=notes,
         claim_status=getattr(getattr(mechanism, "claim", None), "status", ""))
 
 

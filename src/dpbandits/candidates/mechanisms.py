@@ -15,7 +15,7 @@ from ..audit.isolation import quoted
 from ..audit.protocols import adapt
 from ..audit.semi_adapter import SemiPolicyMechanism
 from ..errors import DPBanditsError, check_positive_int
-from .building import Problem, builder, reference_values
+from .building import Problem, builder, filled_note, reference_values
 from .naming import Command, resolve
 
 __all__ = ["CandidateMechanism", "SemiCandidateMechanism", "NamedFunctionMechanism", "load",
@@ -49,6 +49,12 @@ class _Candidate:
 
     def _check_here(self) -> None:
         _check_policy(self)
+
+    def filled_at(self, T: int) -> str:
+        """The line naming the reference's values a run of T rounds gets where the candidate
+        requires them (:func:`~dpbandits.candidates.building.filled_note`), empty when none."""
+        return filled_note(getattr(self, "reference", None), self.K, T, self.epsilon,
+                           self.params)
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()  # type: ignore[misc]

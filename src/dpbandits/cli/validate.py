@@ -42,8 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="family-wise level of the comparisons, audit and regret check "
                              "(default %(default)s)")
     parser.add_argument("--audit-samples", type=samples_or_zero, default=None,
-                        help=f"test runs per side of the privacy audit, at least "
-                             f"{limits.MIN_SAMPLES}; 0 skips it (default {DEFAULT_AUDIT_SAMPLES})")
+                        help=f"the most test runs per side of the privacy audit (it draws "
+                             f"what its power needs, in looks that stop once the verdict is "
+                             f"decided), at least {limits.MIN_SAMPLES}; 0 skips it (default "
+                             f"{DEFAULT_AUDIT_SAMPLES})")
     parser.add_argument("--audit-horizon", type=auto_integer(1, limits.MAX_HORIZON), default=None,
                         help="rounds T of the audit's neighbouring tables (default auto: the "
                              "horizon that reaches ALGO's first data-dependent output)")
