@@ -146,3 +146,31 @@ def test_assert_conforms_fails_in_at_most_ten_lines_with_the_command():
     assert lines[-1].startswith("every comparison: dpbandits validate --python")
     assert "HalfRadiusUCB1" in lines[-1] and "--horizon 600" in lines[-1]
     assert any("rejected" in line for line in lines)
+
+
+@pytest.mark.exact
+def test_the_grown_reference_is_drawn_once_per_horizon_and_the_error_rate_is_stated(monkeypatch):
+    """The planted variants not told apart at T are retried at 4 T and 16 T against one sample
+    of the reference per horizon, shared by all of them; the summary states how often a 'told
+    apart' can be wrong (alpha per variant and size, V x alpha over V variants, not corrected)."""
+    from dpbandits.validate import power
+
+    drawn = []
+    original = power._reference_samples
+
+    def counted(request, change, T, table, seeds):
+        if change.description == "reference":
+            drawn.append(T)
+        return original(request, change, T, table, seeds)
+
+    monkeypatch.setattr(power, "_reference_samples", counted)
+    result = validate(RegistryMechanism("anytime-lazy-ucb", 5, 1.0, None, {}, T=40),
+                      "anytime-lazy-ucb", epsilon=1.0, horizon=40, runs=20, seed=0,
+                      audit_samples=0)
+    retried = [p for p in result.power_checks if not p["detected"]]
+    assert len(retried) >= 2 and all(p["tried_up_to"] > 40 for p in retried)  # 3 at this seed
+    assert sorted(drawn) == sorted(set(drawn)) and set(drawn) == {160, 640}
+    count = len(result.power_checks)
+    assert (f"some of the {count} with probability at most {count} x 0.05"
+            in result.summary())
+    assert result.to_dict()["power_error_rate"] == result.power_error_rate

@@ -159,7 +159,6 @@ def run_checked(candidate: Any, request: Request,
     from ..errors import DPBanditsError
     from ..reference import simulate
     from ..reference.registry import spec_of
-    from .regret import check_regret_bounds, record_curves
 
     say = progress or (lambda message: None)
     against, cls, problem, semi = request.against, request.cls, request.problem, request.semi
@@ -180,74 +179,197 @@ def run_checked(candidate: Any, request: Request,
     # Children 0-7 as before the tries and planted variants existed; those draw from 8 and 9.
     (s_fixed, s_fresh, s_cand_fixed, s_ref_fixed, s_cand_fresh, s_ref_fresh, s_tests,
      s_audit, s_tries, s_plants) = np.random.SeedSequence(request.seed).spawn(10)
-    samples: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    say(f"behaviour: {runs} runs of each on one fixed table")
     table = problem.table(T, np.random.default_rng(s_fixed))
-    samples["fixed"] = (
-        problem.checked(candidate.sample(table, runs, _seed(s_cand_fixed)), runs, T, label),
-        problem.checked(reference.sample(table, runs, _seed(s_ref_fixed)), runs, T, "reference"))
-    say(f"behaviour: {runs} runs of each, every run on a fresh table")
     fresh_rng = np.random.default_rng(s_fresh)
     requests = [(problem.table(T, fresh_rng), 1, _seed(child)) for child in s_cand_fresh.spawn(runs)]
-    outputs = _single_runs(candidate, requests)
-    cand_fresh = problem.checked(np.concatenate([problem.one_run(o) for o in outputs]), runs, T, label)
-    ref_fresh = simulate(factory, problem.source, T, runs=runs, seed=_seed(s_ref_fresh),
-                         record_actions=True, backend=request.backend).actions
-    samples["fresh"] = (cand_fresh, problem.checked(ref_fresh, runs, T, "reference"))
 
+    def reference_side(say: Callable[[str], None], publish: Callable[[Any], None]) -> tuple:
+        """The reference's two samples (published as soon as they exist), then, while the
+        candidate runs in its host, whether any round could differ and the planted variants:
+        they read only the reference, and are used if the candidate conforms."""
+        from .loading import dependence
+        from .power import planted_power
+
+        say(f"behaviour: {runs} runs of the reference on one fixed table and on fresh tables")
+        fixed = problem.checked(reference.sample(table, runs, _seed(s_ref_fixed)), runs, T,
+                                "reference")
+        fresh = simulate(factory, problem.source, T, runs=runs, seed=_seed(s_ref_fresh),
+                         record_actions=True, backend=request.backend).actions
+        fresh = problem.checked(fresh, runs, T, "reference")
+        publish((fixed, fresh))
+        untestable = dependence(request)
+        planted = None
+        if explain and untestable is None:
+            planted = planted_power(request, {"fixed": (None, fixed), "fresh": (None, fresh)},
+                                    table, s_plants, say)
+        return untestable, planted
+
+    side = _Background(reference_side, say, publishes=True)
+    try:
+        say(f"behaviour: {runs} runs of the candidate on one fixed table")
+        cand_fixed = problem.checked(candidate.sample(table, runs, _seed(s_cand_fixed)), runs,
+                                     T, label)
+        say(f"behaviour: {runs} runs of the candidate, every run on a fresh table")
+        outputs = _single_runs(candidate, requests)
+        cand_fresh = problem.checked(np.concatenate([problem.one_run(o) for o in outputs]), runs,
+                                     T, label)
+        ref_fixed, ref_fresh = side.early()
+    except BaseException:
+        side.stop()
+        raise
+    samples = {"fixed": (cand_fixed, ref_fixed), "fresh": (cand_fresh, ref_fresh)}
+
+    audit_job = None
+    if epsilon is not None and request.audit_samples != 0:
+        from ..audit.against import audit_against
+
+        def audit_job():
+            return audit_against(candidate, against, epsilon=epsilon, variant=reference.variant,
+                                 params=params, T=request.audit_horizon,
+                                 samples=request.audit_samples, alpha=request.alpha,
+                                 seed=_seed(s_audit), progress=progress)
+
+    def judged(say: Callable[[str], None]) -> Validation:
+        return _judge(candidate, request, reference.variant, label, samples, table,
+                      (s_tests, s_tries, side), say, explain)
+
+    if audit_job is None:
+        try:
+            result = judged(say)
+        except BaseException:
+            side.stop()
+            raise
+        audit = None
+    else:
+        # The audit runs the candidate (in its host process) while this process, idle until the
+        # host replies, judges the behaviour in a thread: the tests, the planted variants and the
+        # regret checks read only the samples above and seeds of their own, so the result is
+        # the same as one stage after the other.
+        background = _Background(judged, say)
+        try:
+            audit = audit_job()
+        except BaseException:
+            background.stop()
+            side.stop()
+            raise
+        result = background.result()
+    if epsilon is None:
+        result.privacy_note = f"{against} makes no privacy claim"
+    elif audit is None:
+        result.privacy_note = "audit skipped (audit_samples = 0)"
+    else:
+        claim_source = RegistryMechanism(against, K, epsilon, reference.variant, params,
+                                         T=request.audit_horizon or T)
+        result.privacy_note = f"{against}'s claim: {claim_source.claim.summary()}"
+        result.audit = audit
+    return result
+
+
+def _judge(candidate: Any, request: Request, variant: str | None, label: str, samples: dict,
+           table: Any, sequences: tuple, say: Callable[[str], None], explain: bool) -> Validation:
+    """The behaviour's tests and verdict, the explanation stages and the regret checks, from the
+    two samples (everything of the validation but the privacy audit)."""
+    from ..candidates import filled_note
+    from .regret import check_regret_bounds, record_curves
+
+    s_tests, s_tries, side = sequences
+    problem, cls, T = request.problem, request.cls, request.T
     say("behaviour: two-sample tests")
     test_rng = np.random.default_rng(s_tests)
     rows = [row for name, (c, r) in samples.items() for row in problem.compare(name, c, r, test_rng)]
-    result = Validation(against, reference.variant if len(cls.variants) > 1 else None, epsilon,
-                        label, K, T, runs, request.seed, request.alpha, request.power,
-                        [float(x) for x in problem.means],
+    result = Validation(request.against, variant if len(cls.variants) > 1 else None,
+                        request.epsilon, label, problem.K, T, request.runs, request.seed,
+                        request.alpha, request.power, [float(x) for x in problem.means],
                         corrected(rows, request.alpha, request.power))
-    if semi:
+    if request.semi:
         result.matroid, result.super_arm_size = repr(problem.matroid), problem.k
-    from ..candidates import filled_note
-
-    result.filled_note = filled_note(getattr(candidate, "reference", None), K, T, epsilon, params)
+    result.filled_note = filled_note(getattr(candidate, "reference", None), problem.K, T,
+                                     request.epsilon, request.params)
     record_curves(result, problem, samples["fresh"])
-    _explain(result, request, samples, table, s_tries, s_plants, say, explain)
-
-    if epsilon is None:
-        result.privacy_note = f"{against} makes no privacy claim"
-    elif request.audit_samples == 0:
-        result.privacy_note = "audit skipped (audit_samples = 0)"
-    else:
-        from ..audit.against import audit_against
-
-        audit_T = request.audit_horizon
-        claim_source = RegistryMechanism(against, K, epsilon, reference.variant, params,
-                                         T=audit_T or T)
-        result.privacy_note = f"{against}'s claim: {claim_source.claim.summary()}"
-        result.audit = audit_against(candidate, against, epsilon=epsilon, variant=reference.variant,
-                                     params=params, T=audit_T, samples=request.audit_samples,
-                                     alpha=request.alpha, seed=_seed(s_audit), progress=progress)
-
+    _explain(result, request, samples, table, s_tries, side, say, explain)
     say("regret: checks against the bounds")
-    check_regret_bounds(result, against, reference.variant, cls.needs_horizon,
+    check_regret_bounds(result, request.against, variant, cls.needs_horizon,
                         problem.bound_values())
     return result
 
 
+class _Stopped(Exception):
+    """Raised in the background stage when the foreground has failed or been interrupted."""
+
+
+class _Background:
+    """``job(say)`` in a daemon thread; :meth:`result` waits for it and re-raises its error.
+
+    :meth:`stop` (the foreground failed or was interrupted) makes its next progress message
+    raise, and does not wait: the process may exit at once."""
+
+    def __init__(self, job: Callable[..., Any], say: Callable[[str], None],
+                 publishes: bool = False) -> None:
+        import threading
+
+        self._stopped = threading.Event()
+        self._published = threading.Event()
+        self._value: Any = None
+        self._early: Any = None
+        self._error: BaseException | None = None
+
+        def checked_say(message: str) -> None:
+            if self._stopped.is_set():
+                raise _Stopped()
+            say(message)
+
+        def publish(value: Any) -> None:
+            self._early = value
+            self._published.set()
+
+        def run() -> None:
+            try:
+                self._value = job(checked_say, publish) if publishes else job(checked_say)
+            except BaseException as error:        # re-raised in the foreground
+                self._error = error
+            finally:
+                self._published.set()
+
+        self._thread = threading.Thread(target=run, name="validate-behaviour", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def early(self) -> Any:
+        """What the job published before it ended (it goes on in the background)."""
+        self._published.wait()
+        if self._error is not None:
+            raise self._error
+        return self._early
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
 def _explain(result: Validation, request: Request, samples: dict, table: Any,
-             s_tries: np.random.SeedSequence, s_plants: np.random.SeedSequence,
-             say: Callable[[str], None], explain: bool) -> None:
+             s_tries: np.random.SeedSequence, side: _Background, say: Callable[[str], None],
+             explain: bool) -> None:
     """The exact first difference on the fixed table; whether any round could differ at this
-    horizon; with ``explain``, the alternatives tried (a differing candidate) or the planted
-    variants' detection (a conforming one): :mod:`~dpbandits.validate.power`."""
-    from .loading import dependence
-    from .power import first_action_difference, planted_power, try_alternatives
+    horizon and, with ``explain``, the planted variants' detection (a conforming candidate),
+    both from the reference's side (``side``, run beside the candidate); with ``explain``, the
+    alternatives tried against a differing one: :mod:`~dpbandits.validate.power`."""
+    from .power import first_action_difference, try_alternatives
 
     result.first_action_difference = first_action_difference(*samples["fixed"])
-    result.untestable = dependence(request)
-    if not explain:
-        return
-    if result.behaviour in ("differs", PATH_ONLY):
+    if explain and result.behaviour in ("differs", PATH_ONLY):
+        side.stop()                     # its planted variants are not needed
+        from .loading import dependence
+
+        result.untestable = dependence(request)
         result.alternatives = try_alternatives(request, samples, table, s_tries, say)
-    elif result.untestable is None:
-        result.power_checks = planted_power(request, samples, table, s_plants, say)
+        return
+    result.untestable, planted = side.result()
+    if explain and result.untestable is None:
+        result.power_checks = planted
 
 
 def _single_runs(candidate: Any, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:

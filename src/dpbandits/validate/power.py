@@ -305,15 +305,20 @@ def planted_power(request: Any, reference_samples: dict[str, tuple[np.ndarray, n
                   say=lambda message: None) -> list[dict[str, Any]]:
     """Each planted variant of the reference as a candidate against the reference's own samples
     at the validation's size: detected (some comparison rejected) or not; an undetected one is
-    retried at :data:`GROWTH` multiples of T (fresh samples of both) to name a size that would."""
+    retried at :data:`GROWTH` multiples of T to name a size that would. At each multiple the
+    reference's samples (a fixed table of that length and fresh tables) are drawn once and
+    shared by every variant retried there, as the validation's own samples are shared at T:
+    each comparison of a variant with the reference is still a test at level alpha."""
     from .. import limits
 
     changes = plants(request.cls, request.variant, request.params, request.epsilon)
     if not changes:
         return []
     rng = np.random.default_rng(sequence.spawn(1)[0])
+    planted_seeds = _seeds(sequence, len(changes))
+    grown = _GrownReference(request, sequence.spawn(1)[0], limits)
     out = []
-    for change, seeds in zip(changes, _seeds(sequence, len(changes))):
+    for change, seeds in zip(changes, planted_seeds):
         say(f"power: planted {change.description}")
         fixed, fresh = _reference_samples(request, change, request.T, table, seeds)
         samples = {"fixed": (fixed, reference_samples["fixed"][1]),
@@ -324,27 +329,53 @@ def planted_power(request: Any, reference_samples: dict[str, tuple[np.ndarray, n
                "behaviour": verdict, "rejected": sum(c.rejected for c in comparisons),
                "comparisons": len(comparisons), "detected_at": None, "tried_up_to": request.T}
         if verdict == "conforms":
-            row["detected_at"] = _detecting_horizon(request, change, seeds, rng, limits, row)
+            row["detected_at"] = _detecting_horizon(request, change, seeds, rng, grown, row)
         out.append(row)
     return out
 
 
+class _GrownReference:
+    """The reference's samples at each multiple of :data:`GROWTH` x T, drawn once on first use
+    (a fixed table of that length and fresh tables, from a child of the planted variants'
+    seed), or None where the size is beyond the validation's limits."""
+
+    def __init__(self, request: Any, sequence: np.random.SeedSequence, limits: Any) -> None:
+        self.request, self.limits = request, limits
+        self.seeds = dict(zip(GROWTH, _seeds(sequence, len(GROWTH))))
+        self._drawn: dict[int, tuple | None] = {}
+
+    def at(self, factor: int) -> tuple | None:
+        """(table, (fixed, fresh) reference samples) at ``factor`` x T, or None."""
+        from ..errors import DPBanditsError
+
+        if factor not in self._drawn:
+            request, T = self.request, self.request.T * factor
+            try:
+                self.limits.check_validation_size(request.runs, T, request.K)
+                table_seed, sample_seed = self.seeds[factor]
+                table = request.problem.table(T, np.random.default_rng(table_seed))
+                samples = _reference_samples(request, Change("reference"), T, table,
+                                             (sample_seed, sample_seed + 1))
+                self._drawn[factor] = (table, samples)
+            except DPBanditsError:
+                self._drawn[factor] = None
+        return self._drawn[factor]
+
+
 def _detecting_horizon(request: Any, change: Change, seeds: tuple[int, int],
-                       rng: np.random.Generator, limits: Any, row: dict[str, Any]) -> int | None:
+                       rng: np.random.Generator, grown: _GrownReference,
+                       row: dict[str, Any]) -> int | None:
     """The first horizon in :data:`GROWTH` x T at which the planted variant is told apart from
-    the reference (both sampled afresh there), or None."""
+    the reference (the variant sampled afresh there, the reference's samples shared), or None."""
     from ..errors import DPBanditsError
 
     for factor in GROWTH:
         T = request.T * factor
-        try:
-            limits.check_validation_size(request.runs, T, request.K)
-        except DPBanditsError:
+        drawn = grown.at(factor)
+        if drawn is None:
             break
+        table, (ref_fixed, ref_fresh) = drawn
         try:
-            table = request.problem.table(T, np.random.default_rng(seeds[0] + factor))
-            ref_fixed, ref_fresh = _reference_samples(request, Change("reference"), T, table,
-                                                      (seeds[1] + factor, seeds[1] + 2 * factor))
             fixed, fresh = _reference_samples(request, change, T, table,
                                               (seeds[0] + 3 * factor, seeds[1] + 4 * factor))
         except DPBanditsError:

@@ -13,7 +13,9 @@ distribution. What each test guarantees:
   2 x C table of arm counts when every expected count is at least 5 (Cochran's rule), and
   otherwise a Monte Carlo permutation test of the same statistic with ``B`` label permutations,
   whose p-value ``(1 + #{chi2_b >= chi2}) / (1 + B)`` is valid at every sample size
-  (``P(p <= u) <= u`` exactly). The effect size is Cramér's V (for two rows, ``sqrt(chi2 / n)``).
+  (``P(p <= u) <= u`` exactly). Each permutation's table is drawn from its exact law: the
+  candidate's row is multivariate hypergeometric given the pooled arm counts (the runs it gets
+  under a uniform relabelling), drawn without listing the runs. The effect size is Cramér's V (for two rows, ``sqrt(chi2 / n)``).
 * :func:`holm`: Holm's step-down procedure. Over any family of m tests, under any dependence
   between them, the probability of rejecting at least one true null hypothesis is at most alpha.
 
@@ -110,16 +112,15 @@ def homogeneity(x: np.ndarray, y: np.ndarray, K: int, rng: np.random.Generator,
     if expected.min() >= MIN_EXPECTED:
         p = float(stats.chi2.sf(chi2, C - 1))
         return TestOutcome(f"chi-square ({C - 1} df)", chi2, p, effect, C - 1)
-    # Permutation: shuffle which runs are the candidate's, keep the pooled arms.
-    codes = np.searchsorted(np.flatnonzero(used), np.concatenate([x, y]))
-    one_hot = np.eye(C)[codes]
-    exceed = 0
-    for start in range(0, permutations, 1000):
-        size = min(1000, permutations - start)
-        labels = rng.permuted(np.tile(np.arange(n) < x.size, (size, 1)), axis=1)
-        first = labels.astype(float) @ one_hot
-        tables = np.stack([first, counts.sum(axis=0) - first], axis=1)
-        exceed += int(np.sum(_chi_square_statistic(tables) >= chi2 * (1 - 1e-12)))
+    # Permutation: which runs are the candidate's is shuffled, the pooled arms kept. Under a
+    # uniform relabelling the candidate's row of the table is multivariate hypergeometric (its
+    # x.size runs drawn without replacement from the pooled runs of each arm), so each
+    # permutation's table is drawn as that row directly, exactly, in O(C) rather than O(n).
+    pooled = counts.sum(axis=0)
+    first = rng.multivariate_hypergeometric(pooled.astype(np.int64), x.size, size=permutations,
+                                            method="marginals").astype(float)
+    tables = np.stack([first, pooled - first], axis=1)
+    exceed = int(np.sum(_chi_square_statistic(tables) >= chi2 * (1 - 1e-12)))
     p = (1 + exceed) / (1 + permutations)
     return TestOutcome(f"permutation chi-square ({C - 1} df, B = {permutations})", chi2, p, effect,
                        C - 1)

@@ -100,6 +100,18 @@ class Validation:
         return [p for p in self.power_checks if not p["detected"]]
 
     @property
+    def power_error_rate(self) -> str:
+        """How often a 'told apart' of the planted variants can be wrong (empty without them)."""
+        count = len(self.power_checks)
+        if not count:
+            return ""
+        return (f"each 'told apart' is one set of comparisons at family-wise level alpha = "
+                f"{self.alpha:g}: a planted variant with the reference's own law is reported "
+                f"told apart with probability at most {self.alpha:g} at each size tried, and "
+                f"some of the {count} with probability at most {count} x {self.alpha:g} = "
+                f"{min(1.0, count * self.alpha):.3g} at this size (Bonferroni; not corrected)")
+
+    @property
     def rejected(self) -> list[Comparison]:
         """Every rejected comparison: outcomes first, then paths, each by round (then p-value)."""
         return sorted((c for c in self.comparisons if c.rejected),
@@ -300,6 +312,7 @@ class Validation:
                          f"each changing the one part named, {len(caught)} of "
                          f"{len(self.power_checks)} were told apart"
                          + (f" ({', '.join(caught)})" if caught else ""))
+            lines.append(f"    {self.power_error_rate}")
             for p in self.undetected:
                 where = (f"told apart at T = {p['detected_at']}" if p["detected_at"]
                          else f"not told apart up to T = {p['tried_up_to']} either")
@@ -347,6 +360,7 @@ class Validation:
                 "filled": self.filled_note or None,
                 "alternatives": self.alternatives,
                 "power_checks": self.power_checks,
+                "power_error_rate": self.power_error_rate or None,
                 "evidence": self.evidence(),
                 "rejected": [c.to_dict() for c in self.rejected],
                 "privacy": self.privacy, "privacy_note": self.privacy_note,
