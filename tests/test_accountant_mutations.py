@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from dpbandits.accountant import traced_upper
-from dpbandits.reference import noise
+from dpbandits.reference import mechanisms, noise
 from dpbandits.reference.registry import get
 
 TOLERANCE = 1e-9
@@ -29,8 +29,14 @@ TOLERANCE = 1e-9
 
 def planted(cls: type, module_globals: dict, **names) -> type:
     """A copy of ``cls`` whose methods defined in the module of ``module_globals`` see ``names``
-    in place of that module's globals."""
+    in place of that module's globals, and so does the shared lazy-epoch release
+    (``mechanisms.release_epoch``) where the module releases through it."""
     patched = {**module_globals, **names}
+    for key, value in module_globals.items():
+        if value is mechanisms.release_epoch:
+            patched[key] = types.FunctionType(value.__code__, {**value.__globals__, **names},
+                                              value.__name__, value.__defaults__,
+                                              value.__closure__)
     body: dict = {}
     for klass in cls.__mro__:
         if klass.__module__ != module_globals["__name__"]:
@@ -208,8 +214,14 @@ def test_harmless_rewrites_leave_the_bound_alone(name, params, change):
 
 
 DECISION_BREAKS = [
-    ("dp-se", {}, "_end_epoch", "self.mu_tilde[i[run], arm] = mu[run, arm]",
-     "self.mu_tilde[i[run], arm] = mu[run, arm]; mu[run, arm] = self.sums[i[run], arm] / R[run]"),
+    ("dp-se", {}, "_end_epoch",
+     "mu[run, arm] = release_epoch(self.rng, self.sums, (i[run], arm), scale,  # [l.7]\n"
+     "                                 length=R[run])\n"
+     "    self.mu_tilde[i[run], arm] = mu[run, arm]",
+     "raw = self.sums[i[run], arm] / R[run]          # read before the release empties them\n"
+     "    self.mu_tilde[i[run], arm] = release_epoch(self.rng, self.sums, (i[run], arm), scale,\n"
+     "                                               length=R[run])\n"
+     "    mu[run, arm] = raw"),
     ("dp-se", {}, "observe", "decision(self.pos,", "decision(self.sums.sum(axis=1),"),
     ("anytime-lazy-ucb", {}, "observe", "decision(self.N[rows, actions],",
      "decision(self.Phi[rows, actions],"),
@@ -239,7 +251,7 @@ DECISION_HARMLESS = [
 
 
 def _ids(cases):
-    return [f"{n}:{m}:{old}" for n, _, m, old, _ in cases]
+    return [f"{n}:{m}:{old.splitlines()[0]}" for n, _, m, old, _ in cases]
 
 
 @pytest.mark.exact

@@ -1,8 +1,8 @@
 """Exact: the compiled counters and the counter-based UCB kernels against the reference.
 
 The counters (Chan, Shi and Song's logarithmic, binary and hybrid mechanisms) are checked alone
-on random insertion sequences: every release and the generator's state after the sequence are
-bit-identical. The kernels of DP-UCB-BOUND, DP-UCB (Tossou & Dimitrakakis, AAAI 2016, Alg. 1-2),
+on random insertion sequences, and the lazy-epoch release on a batch of ended epochs: every release
+and the generator's state after the sequence are bit-identical. The kernels of DP-UCB-BOUND, DP-UCB (Tossou & Dimitrakakis, AAAI 2016, Alg. 1-2),
 DP-UCB-INT (Alg. 3), Private-UCB (Mishra & Thakurta, UAI 2015, Alg. 1) and Hybrid-UCB (Hu, Huang
 & Mehta, arXiv:2102.07929v2, Alg. 4) are checked for bit-identical trajectories with every
 variant and parameter, on every bandit source, with both tie-breaks, for 1 run and for 33 runs.
@@ -13,11 +13,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpbandits.compiled import counters
+from numba import njit
+
+from dpbandits.compiled import counters, epochs
 from dpbandits.compiled.sums import MAX_TERMS, pairwise_sum
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference import Bernoulli, BetaArms, Deterministic, Table, simulate, spec
-from dpbandits.reference.mechanisms import BinaryCounter, HybridCounter, LogarithmicCounter
+from dpbandits.reference.mechanisms import (BinaryCounter, HybridCounter, LogarithmicCounter,
+                                            release_epoch)
 
 from .identity import differing_fields
 
@@ -99,6 +102,40 @@ def test_binary_counter_refuses_an_item_beyond_its_horizon():
 def test_logarithmic_counter_releases_are_the_references():
     _same_releases(lambda rng: LogarithmicCounter((2, 5), 0.4, rng),
                    counters.logarithmic_from, counters.logarithmic_insert, steps=700)
+
+
+@njit
+def _release_epochs(Phi, cells, scale, rng, length):
+    out = np.empty(cells.shape[0])
+    for q in range(cells.shape[0]):
+        if length[q] > 0:
+            out[q] = epochs.release_epoch(Phi, (cells[q, 0], cells[q, 1]), scale[q], rng, length[q])
+        else:
+            out[q] = epochs.release_epoch(Phi, (cells[q, 0], cells[q, 1]), scale[q], rng)
+    return out
+
+
+@pytest.mark.parametrize("means", [False, True], ids=["sums", "means"])
+def test_the_lazy_epoch_release_is_the_references(means):
+    """The compiled lazy-epoch release, one cell at a time, against the reference's batch on the
+    same seed: the same released values bit for bit, the same sums emptied and the generator
+    in the same state afterwards (the same draws in the same order)."""
+    data = np.random.default_rng(11)
+    Phi = np.round(data.random((6, 4)) * 50.0, 0) + data.random((6, 4))
+    rows = np.array([0, 1, 1, 3, 5])
+    arms = np.array([2, 0, 3, 3, 1])
+    length = (data.integers(1, 40, rows.size).astype(float) if means
+              else np.zeros(rows.size))
+    scale = 1.0 / (0.3 * np.where(means, length, 1.0))
+    reference_Phi, compiled_Phi = Phi.copy(), Phi.copy()
+    reference_rng, compiled_rng = np.random.default_rng(2), np.random.default_rng(2)
+    expected = release_epoch(reference_rng, reference_Phi, (rows, arms), scale,
+                             length=length if means else None)
+    got = _release_epochs(compiled_Phi, np.stack([rows, arms], axis=1), scale, compiled_rng,
+                          length)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(compiled_Phi, reference_Phi)
+    assert compiled_rng.random() == reference_rng.random()
 
 
 # ---------------------------------------------------------------------------------------------

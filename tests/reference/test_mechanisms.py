@@ -33,6 +33,7 @@ from dpbandits.reference.mechanisms import (
     hybrid_error_variance,
     hybrid_noise_terms,
     laplace,
+    release_epoch,
 )
 from dpbandits.reference.noise import ScriptedNoise
 
@@ -112,6 +113,43 @@ def test_laplace_draws_from_the_given_generator_only():
     assert rng.calls == [(2.0, 3)]
     a = laplace(np.random.default_rng(7), 1.0, 5)
     np.testing.assert_array_equal(a, laplace(np.random.default_rng(7), 1.0, 5))
+
+
+@pytest.mark.exact
+def test_release_epoch_adds_one_draw_per_ended_epoch_and_empties_its_sum():
+    """Worked by hand: the sums of cells (0, 1) and (2, 0) plus the script's two draws, in the
+    order of ``ends``; those two sums are emptied, every other cell is left alone."""
+    Phi = np.array([[0.5, 3.0], [1.0, 2.0], [4.0, 0.25]])
+    rng = ScriptedNoise(values=[0.125, -2.0])
+    released = release_epoch(rng, Phi, (np.array([0, 2]), np.array([1, 0])), 0.5)
+    np.testing.assert_array_equal(released, [3.125, 2.0])
+    assert rng.calls == [(0.5, 2)]
+    np.testing.assert_array_equal(Phi, [[0.5, 0.0], [1.0, 2.0], [0.0, 0.25]])
+    # no ended epoch: no draw, nothing emptied
+    assert release_epoch(rng, Phi, (np.array([], int), np.array([], int)), 0.5).size == 0
+    assert rng.calls[-1] == (0.5, 0)
+    np.testing.assert_array_equal(Phi, [[0.5, 0.0], [1.0, 2.0], [0.0, 0.25]])
+
+
+@pytest.mark.exact
+def test_release_epoch_of_means_and_flat_cells_is_the_arithmetic_it_replaces():
+    """``length`` releases Phi / length + Lap(scale) (DP-SE's R_e, AdaP-KLUCB's n_a), with a
+    scale per cell; flat indices address a 1-D sum (per run) or a flat view of a grid. Each
+    value equals, bit for bit, the expression the algorithms wrote before the release was
+    shared: the draws of a seeded generator, in the same order."""
+    totals = np.array([7.0, 3.0, 5.0, 1.0])
+    length = np.array([8.0, 3.0])
+    scale = 1.0 / (0.7 * length)
+    expected = totals[[0, 2]] / length + np.random.default_rng(3).laplace(0.0, scale, 2)
+    released = release_epoch(np.random.default_rng(3), totals, np.array([0, 2]), scale,
+                             length=length)
+    np.testing.assert_array_equal(released, expected)
+    np.testing.assert_array_equal(totals, [0.0, 3.0, 0.0, 1.0])
+    grid = np.arange(6.0).reshape(2, 3)
+    expected = (grid.reshape(-1)[[4, 1]] + np.random.default_rng(5).laplace(0.0, 2.0, 2)) / 4.0
+    released = release_epoch(np.random.default_rng(5), grid.reshape(-1), np.array([4, 1]), 2.0)
+    np.testing.assert_array_equal(released / 4.0, expected)
+    np.testing.assert_array_equal(grid, [[0.0, 0.0, 2.0], [3.0, 0.0, 5.0]])
 
 
 @pytest.mark.exact

@@ -6,7 +6,8 @@ AdaP-UCB index of eq. (7); the tags follow Algorithm 1's line numbers.
 The randomness is consumed as in the reference: the random tie-break draws K uniforms for each
 run that starts an episode, in run order (the reference's ``rng.random((m, K))`` over those
 runs), and the Laplace draws come in run order, one per run in rounds 1..K and one per run whose
-episode ended afterwards (the reference's ``laplace(rng, scale, size)``).
+episode ended afterwards (the reference's ``laplace(rng, scale, size)`` and
+``release_epoch``; here the shared :func:`~dpbandits.compiled.epochs.release_epoch`).
 
 Where bit-identity holds and where it does not:
 
@@ -35,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from ..reference.bandit.adap_klucb import _BISECTION_STEPS as BISECTION_STEPS
+from .epochs import release_epoch
 from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("adap-klucb",)
@@ -130,8 +132,8 @@ def observe(state, t, actions, x):
         state.left[r] -= 1
         if state.left[r] == 0:
             n = float(state.length[r])
-            L = state.rng.laplace(0.0, 1.0 / (state.epsilon * n))                # Lemma 1
-            state.mu_tilde[r, j] = state.total[r] / n + L
+            state.mu_tilde[r, j] = release_epoch(state.total, r,                 # Lemma 1
+                                                 1.0 / (state.epsilon * n), state.rng, n)
             state.n[r, j] = n
 
 

@@ -3,7 +3,8 @@
 Hu, Huang & Mehta (arXiv:2102.07929), Algorithm 1; the tags follow the journal's line numbers.
 Bit-identical to the reference: the index is evaluated in the same order of operations, and the
 Laplace draws of a round come in run order, one per run whose epoch closed, as the reference's
-``laplace(rng, 1/eps, i.size)`` draws them.
+:func:`~dpbandits.reference.mechanisms.release_epoch` draws them (the kernel's
+:func:`~dpbandits.compiled.epochs.release_epoch`, one run at a time).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .epochs import release_epoch
 from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("anytime-lazy-ucb",)
@@ -60,10 +62,9 @@ def observe(state, t, actions, x):
             state.O[r, j] = O
             state.inv_O[r, j] = 1.0 / O
             state.sqrt_inv_O[r, j] = math.sqrt(1.0 / O)
-            state.mu_tilde[r, j] = (state.Phi[r, j] + state.rng.laplace(0.0, scale)) / O
+            state.mu_tilde[r, j] = release_epoch(state.Phi, (r, j), scale, state.rng) / O
             state.r[r, j] += 1
             state.N[r, j] = 0
-            state.Phi[r, j] = 0.0
 
 
 @njit(cache=True, _nrt=False)

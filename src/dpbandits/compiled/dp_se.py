@@ -11,7 +11,8 @@ within the horizon with the reference's own functions (:func:`~dpbandits.referen
 epoch_length`, :func:`~dpbandits.reference.bandit.dp_se.elimination_threshold`): NumPy's vector
 ``log`` may differ from the scalar libm ``log`` in the last bit, and the table sidesteps that. The
 Laplace draws at an epoch's end come one per (run, active arm) in run-then-arm order, as the
-reference's ``laplace(rng, 1/(eps R_e), size)`` over ``np.nonzero(active)`` draws them.
+reference's :func:`~dpbandits.reference.mechanisms.release_epoch` over ``np.nonzero(active)``
+draws them (the kernel's :func:`~dpbandits.compiled.epochs.release_epoch` on means).
 
 An epoch length the reference refuses (above 2^62 pulls) is marked -1 in the table and refused
 when a run reaches it, with the reference's error type.
@@ -26,6 +27,7 @@ from numba import njit
 
 from ..errors import DPBanditsError
 from ..reference.bandit.dp_se import elimination_threshold, epoch_length
+from .epochs import release_epoch
 from .loop import bandit_round
 
 ALGORITHMS = ("dp-se",)
@@ -132,7 +134,7 @@ def _end_epoch(state, r):
     best = -np.inf
     for a in range(K):
         if state.active[r, a]:
-            mu = state.sums[r, a] / R_e + state.rng.laplace(0.0, scale)          # [l.7]
+            mu = release_epoch(state.sums, (r, a), scale, state.rng, R_e)        # [l.7]
             state.mu_tilde[r, a] = mu
             best = max(best, mu)
     threshold = state.threshold_table[e, S]                                      # [l.8]
@@ -142,7 +144,6 @@ def _end_epoch(state, r):
             keep = best - state.mu_tilde[r, a] <= threshold                      # [l.9]
             state.active[r, a] = keep
             kept += keep
-        state.sums[r, a] = 0.0
     state.n_active[r] = kept
     state.pos[r] = 0
     state.e[r] = e + 1                                                           # [l.4]

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from .counters import binary_step
+from .epochs import release_epoch
 from .loop import argmax_tie, bandit_round
 from .screen import screen
 
@@ -137,9 +138,8 @@ def observe(state, t, actions, x):
     for i in range(R):
         if state.full[i]:
             j = actions[i]
-            Z = state.rng.laplace(0.0, state.array_scale)                        # [Alg.4 l.7]
-            state.F_tilde[i, j] += state.F_sum[i, j] + Z
-            state.F_sum[i, j] = 0.0
+            state.F_tilde[i, j] += release_epoch(state.F_sum, (i, j), state.array_scale,
+                                                 state.rng)                      # [Alg.4 l.7]
             state.r[i, j] += 1                                                   # [Alg.4 l.11]
             for level in range(_LEVELS):
                 state.alpha[i * K + j, level] = 0.0

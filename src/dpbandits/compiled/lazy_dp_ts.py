@@ -8,7 +8,8 @@ Bit-identical to the reference, for both bases of the log. The shifted mean
 and the clip per arm); the Beta samples of a round are drawn one at a time in the row-major order
 of the reference's ``rng.beta`` over the (runs, K) array, every run before any random tie-break;
 the Laplace draws come in run order, one per run in rounds 1..K and one per run whose epoch
-closed afterwards, as the reference's ``laplace(rng, 1/eps, size)`` draws them.
+closed afterwards (the shared :func:`~dpbandits.compiled.epochs.release_epoch`), as the
+reference's ``laplace(rng, 1/eps, size)`` and ``release_epoch`` draw them.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .epochs import release_epoch
 from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("lazy-dp-ts",)
@@ -65,10 +67,9 @@ def observe(state, t, actions, x):
         if state.N[r, j] == 1 << (state.r[r, j] + 1):                                # [Alg.3 l.7]
             O = float(1 << (state.r[r, j] + 1))                                      # [Alg.3 l.8]
             state.O[r, j] = O
-            state.mu_tilde[r, j] = (state.Phi[r, j] + state.rng.laplace(0.0, scale)) / O
+            state.mu_tilde[r, j] = release_epoch(state.Phi, (r, j), scale, state.rng) / O
             state.r[r, j] += 1
             state.N[r, j] = 0
-            state.Phi[r, j] = 0.0
 
 
 @njit(cache=True, _nrt=False)

@@ -24,7 +24,7 @@ random number is drawn where the reference draws it, run by run and arm by arm i
 order: the Gaussians of CTS and DPTS-MAT (``standard_normal((R, L))``), then the tie keys of the
 random tie-break (``random((R, L))``), in ``act``; the round-0 Laplace noise (``(R, L)``) and
 the epoch-closing Laplace draws (in the order of the played cells, run by run and in basis
-order) in ``observe``. The greedy oracle is exact on both sides and so returns the same bases.
+order; the shared :func:`~dpbandits.compiled.epochs.release_epoch`) in ``observe``. The greedy oracle is exact on both sides and so returns the same bases.
 Only the four matroid kinds of :mod:`~dpbandits.reference.matroid.matroids` are compiled, and a
 linear matroid only when its exact elimination fits in int64 (:func:`unsupported`).
 
@@ -42,6 +42,7 @@ from numba import njit
 
 from ..errors import DPBanditsError
 from . import matroid_greedy
+from .epochs import release_epoch
 from .loop import semi_round
 from .matroid_greedy import priority_order, select
 from .sums import MAX_TERMS
@@ -229,11 +230,10 @@ def _close_epoch_privately(state, r, e):
     """Alg. 2 l.11-13 (Alg. 3 l.12-14) for base arm e of run r."""
     T = float(2 << state.s_e[r, e])
     state.T_e[r, e] = T                                                          # [Alg.2 l.12]
-    noise = state.rng.laplace(0.0, 1.0 / state.epsilon0)
-    state.w_tilde[r, e] = (state.sum_buffer[r, e] + noise) / T
+    released = release_epoch(state.sum_buffer, (r, e), 1.0 / state.epsilon0, state.rng)
+    state.w_tilde[r, e] = released / T
     state.s_e[r, e] += 1                                                         # [Alg.2 l.13]
     state.n_buffer[r, e] = 0
-    state.sum_buffer[r, e] = 0.0
     state.inv_sqrt_T[r, e] = 1.0 / math.sqrt(T)
     state.inv_eps_T[r, e] = 1.0 / (state.epsilon0 * T)
 

@@ -1,4 +1,4 @@
-"""Noise mechanisms: Laplace, and the continual counters of Chan, Shi and Song.
+"""Noise mechanisms: Laplace, the lazy-epoch release, and Chan, Shi and Song's continual counters.
 
 Chan, T.-H. H., Shi, E., Song, D. *Private and continual release of statistics.* ICALP 2010;
 ACM TISSEC 14(3), 2011. Tossou & Dimitrakakis, Sec. 2 and Fact B.1, describe them in words.
@@ -22,6 +22,13 @@ Mechanisms and their privacy, for a stream of items in [0, 1] changed in one ite
   noise scales, "scale 1/epsilon" and "log t / epsilon") eps_L = eps_B = epsilon and the counter is
   only 2 epsilon-DP, exactly (docs/errata.md#td-hybrid-budget; the worst item is 2^k + 1).
 
+The lazy-epoch release (:func:`release_epoch`) is the mechanism of every algorithm that sums
+its observations over epochs and releases each epoch's sum once, with fresh noise, at the epoch's
+end: Hu, Huang and Mehta's Anytime-Lazy-UCB (Alg. 1 l.7), Lazy-DP-TS (Alg. 3 l.8) and the
+arrays of Hybrid-UCB (Alg. 4 l.7), Chandak, Hu and Hegde's DPUCB-MAT and DPTS-MAT (Alg. 2
+l.12, Alg. 3 l.13), DP-SE (l.7) and AdaP-KLUCB (Lemma 1). ``eps``-DP for the whole stream when
+every observation in [0, 1] enters exactly one epoch sum and each sum gets one Lap(1/eps).
+
 Deviations from the sources: none in the constructions. docs/errata.md#td-binary-scale and docs/errata.md#td-tree-items resolve two
 ambiguous sentences of Tossou and Dimitrakakis towards Chan et al.'s construction.
 """
@@ -37,6 +44,7 @@ from .noise import laplace, publish, release
 
 __all__ = [
     "laplace",
+    "release_epoch",
     "binary_step",
     "LogarithmicCounter",
     "BinaryCounter",
@@ -121,6 +129,37 @@ class _Grid:
         if size and not (x.min() >= 0.0 and x.max() <= 1.0):
             raise DPBanditsError("counter items must lie in [0, 1] with no NaN")
         return x
+
+
+# --8<-- [start:epoch-release]
+def release_epoch(rng: np.random.Generator, Phi: np.ndarray, ends, scale, length=None) -> np.ndarray:
+    """The lazy-epoch release: the epochs of the cells ``ends`` of ``Phi`` are over; release
+    each one's sum with one fresh Lap(``scale``) draw and start the cells' next epochs at zero.
+
+    ``Phi`` holds each cell's epoch sum (Hu, Huang and Mehta's Phi_j of Alg. 1 l.5: the rewards
+    of arm j's current epoch; a cell is a (run, arm), ``ends`` a tuple of index arrays or flat
+    indices into ``Phi``, each cell at most once). Returns ``Phi[ends] + Lap(scale)``, one
+    draw per cell in the order of ``ends`` (``laplace(rng, scale, n)``, released by
+    :func:`release`), and sets ``Phi[ends]`` to 0. With ``length`` (the epochs' lengths, DP-SE's
+    R_e) it releases the epochs' means instead: ``Phi[ends] / length + Lap(scale)``. The caller
+    divides a released sum by the epoch's length (O_j = 2^(r_j + 1) in Alg. 1 l.7) when it
+    wants a mean: post-processing.
+
+    Privacy (the epoch argument of Hu, Huang and Mehta's Theorem 2): when every observation, a
+    reward in [0, 1], was added to exactly one cell's epoch sum, and whether an epoch has ended
+    is decided on counts only (the caller passes the pull counts through :func:`decision`),
+    changing one reward vector moves one released sum by at most 1 (a mean by 1 / length) and
+    no other release. Each release is then (1 / scale)-DP for the rewards of its epoch, the
+    epochs are disjoint, and the whole sequence of releases is (1 / scale)-DP by parallel
+    composition (1 / (length scale) for means): eps for Lap(1/eps) on sums, or Lap(1/(eps R_e))
+    on means. The accountant reads each call as a statistic plus one declared draw and charges
+    |change of the statistic| / scale to the release that holds the changed reward.
+    """
+    statistic = Phi[ends] if length is None else Phi[ends] / length
+    released = release(statistic, laplace(rng, scale, statistic.size))
+    Phi[ends] = 0.0
+    return released
+# --8<-- [end:epoch-release]
 
 
 # --8<-- [start:binary-step]

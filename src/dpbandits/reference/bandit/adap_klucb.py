@@ -30,7 +30,9 @@ with kl(p, q) = p ln(p/q) + (1 - p) ln((1 - p)/(1 - q)) the Bernoulli relative e
 Privacy claim (Lemma 1 and Theorem 6; Theorems 7-8 for the two indexes): epsilon-DP for the
 whole action sequence under the replacement of one reward vector (relation ROW). True: the vector
 of round t is seen only through the pulled arm's reward, which enters exactly one episode mean
-(sensitivity 1/n_a), released once with Lap(1/(eps n_a)); episodes are disjoint and their
+(sensitivity 1/n_a), released once with Lap(1/(eps n_a)) (an episode is an epoch of the shared
+lazy-epoch release, :func:`~dpbandits.reference.mechanisms.release_epoch`, on means); episodes
+are disjoint and their
 boundaries depend only on past actions; the indexes read only the releases (post-processing).
 An episode cut short by the horizon releases nothing.
 
@@ -71,6 +73,7 @@ import numpy as np
 
 from ...errors import DPBanditsError
 from ..declarations import LazyEpoch
+from ..mechanisms import release_epoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -229,7 +232,7 @@ class AdaPKLUCB(PolicyBase):
         ended = np.flatnonzero(decision(self.left) == 0)   # the episode of [Alg.1 l.7] ends
         if ended.size:
             j, n = self.arm[ended], self.length[ended].astype(float)
-            L = laplace(self.rng, 1.0 / (self.epsilon * n), ended.size)          # Lemma 1
-            self.mu_tilde[ended, j] = release(self.total[ended] / n, L)
+            self.mu_tilde[ended, j] = release_epoch(self.rng, self.total, ended,    # Lemma 1
+                                                    1.0 / (self.epsilon * n), length=n)
             self.n[ended, j] = n
     # --8<-- [end:index-act-observe]

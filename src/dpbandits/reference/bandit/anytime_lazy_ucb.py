@@ -17,7 +17,9 @@ Pseudocode (journal Algorithm 1)::
 
 Privacy claim (Theorem 2 in both versions): epsilon-DP for the whole action sequence under the
 replacement of one reward vector. True: each reward enters one epoch sum (sensitivity 1),
-released once with Lap(1/eps); the rest is post-processing and parallel composition.
+released once with Lap(1/eps) (l.7, the shared lazy-epoch release
+:func:`~dpbandits.reference.mechanisms.release_epoch`); the rest is post-processing and
+parallel composition.
 
 Regret (Theorem 3): O(sum_j log T / min{Delta_j, eps}); following the arXiv
 version's proof gives R(T) <= sum_j (96 ln T / min{Delta_j, eps} + 6 Delta_j log2 T), the journal's
@@ -34,6 +36,7 @@ import math
 import numpy as np
 
 from ..declarations import LazyEpoch
+from ..mechanisms import release_epoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
@@ -104,8 +107,7 @@ class AnytimeLazyUCB(PolicyBase):
             self.O[i, j] = O
             self.inv_O[i, j] = 1.0 / O
             self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
-            self.mu_tilde[i, j] = release(self.Phi[i, j], laplace(self.rng, 1.0 / self.epsilon, i.size)) / O
+            self.mu_tilde[i, j] = release_epoch(self.rng, self.Phi, (i, j), 1.0 / self.epsilon) / O
             self.r[i, j] += 1
             self.N[i, j] = 0
-            self.Phi[i, j] = 0.0
     # --8<-- [end:observe]

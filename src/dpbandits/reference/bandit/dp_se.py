@@ -24,10 +24,11 @@ index, not Euler's number, and ``|S|`` is the size of S before the epoch's elimi
 Privacy claim (Sajed and Sheffet): epsilon-DP for the whole action
 sequence under the replacement of one reward vector (relation ROW). True: the vector of round t
 is seen only through the pulled arm's reward, which enters one epoch mean of one arm
-(sensitivity 1/R_e), released once with Lap(1/(eps R_e)); the epoch means of different arms and
-epochs are over disjoint rewards, the schedule (R_e, the pull order) depends only on earlier
-releases, and the eliminations read only the releases (post-processing). An epoch cut short by
-the horizon releases nothing.
+(sensitivity 1/R_e), released once with Lap(1/(eps R_e)) (the shared lazy-epoch release,
+:func:`~dpbandits.reference.mechanisms.release_epoch`, on means); the epoch means of different
+arms and epochs are over disjoint rewards, the schedule (R_e, the pull order) depends only on
+earlier releases, and the eliminations read only the releases (post-processing). An epoch cut
+short by the horizon releases nothing.
 
 Confidence (used by the tests): with probability at least 1 - beta pi^2/12 > 1 - beta, every
 released mean of every epoch lies within h_e + c_e of its arm's true mean (Hoeffding gives
@@ -70,7 +71,8 @@ import numpy as np
 
 from ...errors import DPBanditsError, check_positive_int, check_probability
 from ..declarations import Declined, FirstElimination, TraceSetting
-from ..noise import decision, laplace, release
+from ..mechanisms import release_epoch
+from ..noise import decision
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
 from ..domains import OneOf
@@ -236,9 +238,9 @@ class DPSE(PolicyBase):
         scale = 1.0 / (self.epsilon * R[run])
         if self.noise_scale != 1.0:                    # a planted variant
             scale = self.noise_scale * scale
-        noise = laplace(self.rng, scale, run.size)
         mu = np.full(active.shape, -np.inf)
-        mu[run, arm] = release(self.sums[i[run], arm] / R[run], noise)                  # [l.7]
+        mu[run, arm] = release_epoch(self.rng, self.sums, (i[run], arm), scale,  # [l.7]
+                                     length=R[run])
         self.mu_tilde[i[run], arm] = mu[run, arm]
         threshold = elimination_threshold(self.e[i], self.n_active[i], R,        # [l.8]
                                           self.epsilon, self.beta)
@@ -247,7 +249,6 @@ class DPSE(PolicyBase):
         keep = active & (gap <= width)                                           # [l.9]
         self.active[i] = keep
         self.n_active[i] = keep.sum(axis=1)
-        self.sums[i] = 0.0
         self.pos[i] = 0
         self.e[i] += 1                                                           # [l.4]
         more = i[self.n_active[i] > 1]                                           # [l.3]

@@ -35,7 +35,8 @@ r = floor(log2 n) and, for n >= 2, in leaf n - 2^r + 1 of tree r.
 Privacy claim (Theorem 5; proof App. E.3.1): epsilon-DP for the whole action sequence under the
 replacement of one reward vector (relation ROW), by composing Algorithm 1 at 0.5 eps (the arrays)
 with the tree mechanism at 0.5 eps. The array half holds: each observation enters one array,
-released once with Lap(2/eps). The tree half fails as printed (docs/errata.md#hhm-hybrid-tree): tree r has r + 1
+released once with Lap(2/eps) (an array is an epoch of the shared lazy-epoch release,
+:func:`~dpbandits.reference.mechanisms.release_epoch`). The tree half fails as printed (docs/errata.md#hhm-hybrid-tree): tree r has r + 1
 levels and its root is released, so leaf 1 lies in r + 1 released nodes and at node scale 2r/eps
 the tree releases are (r + 1) eps / (2r)-DP, not eps/2. Composing per observation, leaf 1 of
 tree r costs (1/2 + (r+1)/(2r)) eps, worst at r = 1 (an arm's second observation): 1.5 eps is
@@ -68,7 +69,7 @@ import math
 import numpy as np
 
 from ..declarations import HybridItem
-from ..mechanisms import binary_step
+from ..mechanisms import binary_step, release_epoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -178,9 +179,8 @@ class HybridUCB(PolicyBase):
             # Array r is full with the tree: its Z^(r) is drawn once, now (deviation 2), so that
             # F~ already holds arrays 0..r when (32) is next needed, at the arm's next update.
             i, jf = rows[full], j[full]
-            Z = laplace(self.rng, self._array_scale, i.size)                     # [Alg.4 l.7]
-            self.F_tilde[i, jf] += release(self.F_sum[i, jf], Z)
-            self.F_sum[i, jf] = 0.0
+            self.F_tilde[i, jf] += release_epoch(self.rng, self.F_sum, (i, jf),   # [Alg.4 l.7]
+                                                 self._array_scale)
             self.r[i, jf] += 1                                                   # [Alg.4 l.11]
             self.alpha[i, jf] = 0.0
             self.alpha_hat[i, jf] = 0.0

@@ -20,9 +20,10 @@ Pseudocode (Algorithm 3, the paper's line numbers)::
 The paper's shifted mean mu+_j is written mu_{j,O_j}; docs/errata.md#hj-names calls it mu-check.
 
 Privacy claim (Theorem 4): epsilon-DP for the whole action sequence under the replacement of one
-reward vector (relation ROW). True: lines 6-8 release each epoch sum once with Lap(1/eps), each
-reward enters one epoch sum of the arm pulled (sensitivity 1); lines 4-5 read only the released
-means and fresh internal randomness (post-processing).
+reward vector (relation ROW). True: lines 6-8 release each epoch sum once with Lap(1/eps) (the
+shared lazy-epoch release :func:`~dpbandits.reference.mechanisms.release_epoch`), each reward
+enters one epoch sum of the arm pulled (sensitivity 1); lines 4-5 read only the released means
+and fresh internal randomness (post-processing).
 
 Regret (Theorem 5): O(sum_{j: Delta_j > 0} log T / min{Delta_j, eps}) and
 O(sqrt(K T log T) + K log T / eps); following the proof gives the explicit private part
@@ -48,6 +49,7 @@ import numpy as np
 
 from ...errors import DPBanditsError
 from ..declarations import LazyEpoch
+from ..mechanisms import release_epoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
@@ -128,9 +130,7 @@ class LazyDPTS(PolicyBase):
             i, j = rows[full], actions[full]
             O = np.left_shift(1, self.r[i, j] + 1).astype(float)                 # [Alg.3 l.8]
             self.O[i, j] = O
-            L = laplace(self.rng, 1.0 / self.epsilon, i.size)
-            self.mu_tilde[i, j] = release(self.Phi[i, j], L) / O
+            self.mu_tilde[i, j] = release_epoch(self.rng, self.Phi, (i, j), 1.0 / self.epsilon) / O
             self.r[i, j] += 1
             self.N[i, j] = 0
-            self.Phi[i, j] = 0.0
     # --8<-- [end:act-observe]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DPBanditsError, check_rewards
+from ..mechanisms import release_epoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -165,7 +166,8 @@ class PrivateMatroidPolicy(MatroidPolicy):
         """Round 0: w~_e = w_0(e) + Lap (l.2), w_0(e) read on the non-loop arms only (module
         header). Round t: buffer the played arms' weights; an arm
         whose buffer reaches 2^(s_e + 1) gets one fresh Lap(1/eps0) on the buffer's sum, which
-        replaces its private mean, and its buffer is emptied (Alg. 2 l.9-13, Alg. 3 l.10-14)."""
+        replaces its private mean, and its buffer is emptied (Alg. 2 l.9-13, Alg. 3 l.10-14):
+        the shared lazy-epoch release, :func:`~dpbandits.reference.mechanisms.release_epoch`."""
         if t == 0:
             w0 = self.round_zero(t, actions, feedback)
             noise = laplace(self.rng, self.round_zero_scale, w0.shape)
@@ -183,11 +185,10 @@ class PrivateMatroidPolicy(MatroidPolicy):
         done = played[full]             # (run, arm) cells whose epoch completes  [Alg.2 l.11]
         T = np.left_shift(2, s_e[done]).astype(float)                            # 2^(s_e + 1)
         self.T_e.reshape(-1)[done] = T                                           # [Alg.2 l.12]
-        noise = laplace(self.rng, 1.0 / self.epsilon0, done.size)
-        self.w_tilde.reshape(-1)[done] = release(self.sum_buffer.reshape(-1)[done], noise) / T
+        released = release_epoch(self.rng, self.sum_buffer.reshape(-1), done, 1.0 / self.epsilon0)
+        self.w_tilde.reshape(-1)[done] = released / T
         s_e[done] += 1                                                           # [Alg.2 l.13]
         n_buffer[done] = 0
-        self.sum_buffer.reshape(-1)[done] = 0.0
         self.inv_sqrt_T.reshape(-1)[done] = 1.0 / np.sqrt(T)
         self.inv_eps_T.reshape(-1)[done] = 1.0 / (self.epsilon0 * T)
     # --8<-- [end:private-means]
