@@ -15,6 +15,8 @@ Our own checks (the regret bounds) are judged and tallied apart from the papers'
 The package's modules:
 
 * :mod:`~dpbandits.reproduce.claims`: how a claim is judged (the statistics, robust verdicts);
+* :mod:`~dpbandits.reproduce.cells`: the simulated runs a check reads;
+* :mod:`~dpbandits.reproduce.outcome`: what a check finds, its one-sided tests;
 * :mod:`~dpbandits.reproduce.lexicon`: one meaning per word: each outcome word's test and margin;
 * :mod:`~dpbandits.reproduce.checks`: the tests behind the words, at any margin;
 * :mod:`~dpbandits.reproduce.experiments`: the catalogue, one module per paper;

@@ -25,13 +25,9 @@ The claim's verdict is taken over its decided readings only (:func:`combine`), a
 reading carries the margin (or, for a word with no margin, the level) at which it would flip
 (:class:`Flip`).
 
-**Paired runs.** Every curve of an experiment runs with the same seed, so run ``i`` of each curve
-(and of each epsilon) sees the same reward draws (:mod:`dpbandits.reference.engine`, seeding).
-Runs are independent of each other, so the per-run differences ``x_i - c y_i`` are independent
-and identically distributed, and a one-sample t-test on them is valid whatever the correlation
-between the curves. The t-test assumes the mean of those differences is close to normal (the
-central limit theorem; at two or three runs it is a rough approximation, and the page says how
-many runs were used).
+The pieces a check works with have modules of their own: :mod:`~dpbandits.reproduce.cells`, the
+simulated runs a check reads (:class:`Cells`), and :mod:`~dpbandits.reproduce.outcome`, the
+one-sided tests it returns (:class:`Component`, :class:`Outcome`); both are importable from here.
 """
 
 from __future__ import annotations
@@ -42,7 +38,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .experiment import Experiment
+from .cells import Cells
+from .outcome import POWER, Component, Outcome, all_of, any_of, component
 
 __all__ = ["VERDICTS", "SUPPORTED", "CONTRADICTED", "DEPENDS", "INCONCLUSIVE", "NOT_TESTABLE",
            "COULD_NOT_FAIL", "CLOSE", "Tested", "Page", "NEAR_MARGIN", "NEAR_LEVEL", "SEEDS",
@@ -66,175 +63,8 @@ SEEDS = (0, 1, 2, 3, 4)
 """The seeds on which a verdict near its flip point is run again."""
 ALPHA = 0.05
 """Family-wise error level of the claims of one page."""
-POWER = 0.8
-"""Power at which the number of runs that would decide an inconclusive claim is estimated."""
 
 Check = Callable[["Cells"], "Outcome"]
-
-
-class Cells:
-    """The simulated cells of one experiment: (label, epsilon) -> curve summary and per-run values.
-
-    A cell holds ``t`` (checkpoints), ``mean``, ``low``, ``high`` (mean and 95% band at each
-    checkpoint), ``runs``, ``optimal`` and ``per_run``: one list per run of its regret at every
-    checkpoint."""
-
-    def __init__(self, data: dict[tuple[str, float], dict[str, Any]], experiment: Experiment):
-        self.data, self.experiment = _Recorded(data), experiment
-        self.cache: dict = {}
-        """Values a check computes once whatever its margin (e.g. a fitted exponent)."""
-
-    @property
-    def used(self) -> set[tuple[str, float]]:
-        """The (label, epsilon) cells read so far (to run a claim again on other seeds)."""
-        return self.data.used
-
-    def _arrays(self, label: str, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-        d = self.data[(label, epsilon)]
-        key = ("arrays", label, epsilon)
-        if key not in self.cache:
-            self.cache[key] = (np.asarray(d["t"], dtype=float), np.asarray(d["per_run"], dtype=float))
-        return self.cache[key]
-
-    def per_run(self, label: str, epsilon: float, fraction: float = 1.0) -> np.ndarray:
-        """Each run's regret at the checkpoint nearest to ``fraction`` of the horizon."""
-        t, runs = self._arrays(label, epsilon)
-        return runs[:, int(np.argmin(np.abs(t - fraction * t[-1])))]
-
-    def curves(self, label: str, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-        """The checkpoints and every run's regret at each, shape (runs, checkpoints)."""
-        return self._arrays(label, epsilon)
-
-    def finals(self, label: str, epsilon: float) -> np.ndarray:
-        """Each run's regret at the horizon."""
-        return self.per_run(label, epsilon, 1.0)
-
-    def mean(self, label: str, epsilon: float, fraction: float = 1.0) -> float:
-        return float(self.per_run(label, epsilon, fraction).mean())
-
-    def optimal(self, label: str, epsilon: float) -> float:
-        """The optimal expected per-round return (the best super arm's, or the best arm's mean)."""
-        return float(self.data[(label, epsilon)]["optimal"])
-
-    @property
-    def horizon(self) -> int:
-        return int(next(iter(self.data.values()))["t"][-1])
-
-    @property
-    def runs(self) -> int:
-        return int(next(iter(self.data.values()))["runs"])
-
-
-class _Recorded(dict):
-    """A dict that remembers which keys were read."""
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.used: set = set()
-
-    def __getitem__(self, key):
-        self.used.add(key)
-        return super().__getitem__(key)
-
-
-@dataclass(frozen=True)
-class Component:
-    """A one-sided t-test that the mean of per-run ``values`` is above 0.
-
-    ``p`` is the p-value against H0: E[value] <= 0 (Student's t with n - 1 degrees of freedom; a
-    sample of identical values is decided exactly; fewer than two runs never reject)."""
-
-    label: str
-    estimate: float
-    sd: float
-    n: int
-    p: float
-
-    def runs_to_reject(self, level: float, power: float = POWER) -> float:
-        """Runs for which a true mean equal to the observed one is rejected at ``level`` with
-        ``power`` (normal approximation); infinite when the observed mean is not above 0."""
-        from scipy.stats import norm
-
-        if self.estimate <= 0:
-            return math.inf
-        if self.sd == 0:
-            return 2.0
-        return max(2.0, math.ceil(((norm.ppf(1 - level) + norm.ppf(power)) * self.sd / self.estimate) ** 2))
-
-
-def component(label: str, values: Sequence[float]) -> Component:
-    """The :class:`Component` of per-run ``values`` (see its docstring)."""
-    from scipy.special import stdtr
-
-    v = np.asarray(values, dtype=float)
-    n, estimate = v.size, float(v.mean())
-    sd = float(v.std(ddof=1)) if n > 1 else math.nan
-    if n < 2:
-        p = 1.0
-    elif sd == 0 or sd <= 1e-12 * max(1.0, abs(estimate)):
-        p, sd = (0.0 if estimate > 0 else 1.0), 0.0
-    else:
-        p = float(stdtr(n - 1, -estimate / (sd / math.sqrt(n))))
-    return Component(label, estimate, sd, n, p)
-
-
-def any_of(label: str, parts: Sequence[Component]) -> Component:
-    """At least one of ``parts`` is above 0: the Bonferroni union test (p = k x the smallest p);
-    its estimate and spread are those of the part with the smallest p."""
-    best = min(parts, key=lambda c: c.p)
-    return Component(label, best.estimate, best.sd, best.n, min(1.0, len(parts) * best.p))
-
-
-def all_of(label: str, parts: Sequence[Component]) -> Component:
-    """Every one of ``parts`` is above 0: the intersection-union test (p = the largest p); its
-    estimate and spread are those of the part with the largest p."""
-    worst = max(parts, key=lambda c: c.p)
-    return Component(label, worst.estimate, worst.sd, worst.n, worst.p)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a check found under one reading: the components that support it (all must reject)
-    and those that contradict it (any one rejecting suffices), the test in words, the numbers."""
-
-    support: tuple[Component, ...]
-    contradict: tuple[Component, ...]
-    test: str
-    evidence: str
-    reason: str = ""
-    """For ``not testable``: why no simulation (or no data we have) can test it; otherwise empty."""
-    note: str = ""
-    """Why the reading cannot be decided at this size whatever the runs show (e.g. a vacuous
-    bound, or a range that needs the paper's number of runs)."""
-    exact: bool = False
-    """Decided exactly on the observed runs (p-values 0 or 1), not by a t-test."""
-    cannot_fail: str = ""
-    """Why support would say nothing (e.g. the curve the claim needs to be worst plays almost
-    uniformly): a supported reading with this set is ``could not fail``."""
-
-    @property
-    def testable(self) -> bool:
-        return not self.reason
-
-    @property
-    def p_support(self) -> float:
-        """p-value of H0 'the claim is false' (intersection-union: the largest component p)."""
-        return max((c.p for c in self.support), default=1.0)
-
-    @property
-    def p_contradict(self) -> float:
-        """p-value of H0 'the claim holds' (Bonferroni over the contradicting components)."""
-        if not self.contradict:
-            return 1.0
-        return min(1.0, len(self.contradict) * min(c.p for c in self.contradict))
-
-    def runs_to_decide(self, level: float) -> float:
-        """Runs per curve that would decide the claim at ``level`` if the observed means were the
-        true ones: all supporting components, or the easiest contradicting one."""
-        supporting = max((c.runs_to_reject(level) for c in self.support), default=math.inf)
-        k = max(len(self.contradict), 1)
-        contradicting = min((c.runs_to_reject(level / k) for c in self.contradict), default=math.inf)
-        return min(supporting, contradicting)
 
 
 @dataclass(frozen=True)
