@@ -320,12 +320,14 @@ def test_noise_outside_the_primitives_gets_the_infinite_bound_the_page_states(pl
     from dpbandits.accountant import traced_upper
 
     source = TUTORIAL.files[TUTORIAL.module_path]
-    release = "release(self.s[r, a], noise)"
-    draw = "laplace(self.rng, 1.0 / self.epsilon, r.size)"
-    assert source.count(release) == 1 and source.count(draw) == 1
-    source = source.replace(release, "(self.s[r, a] + noise)")
-    if planted == "raw numpy noise":
-        source = source.replace(draw, "self.rng.laplace(0.0, 1.0 / self.epsilon, r.size)")
+    shared = "sums = release_epoch(self.rng, self.s, (r, a), 1.0 / self.epsilon)"
+    assert source.count(shared) == 1
+    draw = ("self.rng.laplace(0.0, 1.0 / self.epsilon, r.size)" if planted == "raw numpy noise"
+            else "laplace(self.rng, 1.0 / self.epsilon, r.size)")
+    indent = " " * 12
+    source = source.replace(shared, f"sums = self.s[r, a] + {draw}\n{indent}self.s[r, a] = 0.0")
+    source = source.replace("from dpbandits.reference.noise import decision\n",
+                            "from dpbandits.reference.noise import decision, laplace\n")
     folder = tmp_path / "planted"
     folder.mkdir()
     with _forgotten(_register(TUTORIAL, folder, monkeypatch, source)):
