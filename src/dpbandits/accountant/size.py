@@ -1,0 +1,246 @@
+"""Size-T stage: the alignment's cost at the K and T the user asks about, by the per-arm schedule
+(docs/accountant.md#proof-at-your-size).
+
+The lockstep trace needs one run per probed cell (O(T^2 K) work); at T = 10^6 it cannot run.
+Here the policy runs a few forced action sequences at once, one run each, and every
+reward-derived value carries its linear form over the cells it came from
+(:class:`~dpbandits.reference.tracer.SymbolicTracer`): a release charges each cell its cost,
+|coefficient| / scale, in one pass. The cost of every cell is then exact for the traced
+sequences. Every sequence is covered by the **per-arm schedule lemma**, checked, not assumed:
+
+* *stream form*: a cell's cost on any sequence is a function of its arm a, its position n in
+  arm a's stream of observations and the number m of observations of arm a the sequence makes:
+  the cost of position n on the sequence that holds arm a, taken when that sequence's count of
+  arm a reached m;
+* *round form*: a cell's cost is a function of its arm and its round (the tree counters, which
+  take one item per arm in every round): the cost of that cell on the sequence that holds its
+  arm.
+
+Costs only accumulate (every term |c| / b is non-negative), so under either form the largest
+cost of a cell on the hold sequences at size T bounds every cell of every sequence of length T.
+The lemma is checked on every action sequence at the enumerated size (:func:`symbolic_run` on
+all of them, cross-checked cell by cell against the lockstep enumeration's costs) and on the
+traced sequences at size T (:func:`size_sequences`: each arm held, round-robin, two seeded random
+sequences).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import DPBanditsError
+from ..reference import noise
+from ..reference.registry import canonical, get, make
+from ..reference.tracer import SymbolicGenerator, SymbolicTracer
+from ..reference.watched import Formed, Leaf, watch
+
+_TOLERANCE = 1e-9
+
+
+def _start(K: int) -> list[int]:
+    return list(range(K))
+
+
+def size_sequences(K: int, T: int, seed: int = 0) -> list[tuple[str, np.ndarray]]:
+    """The sequences traced at size T, each after the start (rounds 1..K pull arms 0..K-1): each
+    arm held to the end, round-robin, and two seeded random sequences (uniform, and one arm
+    favoured 3 to 1)."""
+    rest = T - K
+    out = [(f"hold arm {a}", np.array(_start(K) + [a] * rest)) for a in range(K)]
+    out.append(("round-robin", np.array(_start(K) + [t % K for t in range(rest)])))
+    rng = np.random.default_rng(seed)
+    out.append((f"uniform random (seed {seed})", np.array(_start(K) + rng.integers(0, K, rest).tolist())))
+    p = np.full(K, 1.0 / (3 * (K - 1) + 1)) if K > 1 else np.ones(1)
+    p[0] *= 3
+    p /= p.sum()
+    out.append((f"arm 0 favoured 3:1 (seed {seed})", np.array(_start(K) + rng.choice(K, rest, p=p).tolist())))
+    return [(label, s[:T]) for label, s in out]
+
+
+@dataclass
+class SymbolicRun:
+    """The cost of every cell of every traced sequence (``cost[s, t]``: the cell of round t,
+    arm ``sequences[s, t - 1]``), with the snapshots the lemma's check needs, and what the
+    checks of the code found."""
+
+    name: str
+    K: int
+    T: int
+    labels: list[str]
+    sequences: np.ndarray
+    cost: np.ndarray
+    snapshots: dict[tuple[int, int], np.ndarray]
+    last_step: np.ndarray
+    last_site: np.ndarray
+    sites: list[str]
+    findings: list[str] = field(default_factory=list)
+    laws: list[str] = field(default_factory=list)
+    nonlinear: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
+    releases: int = 0
+    seconds: float = 0.0
+    refused: str = ""
+
+    @property
+    def clean(self) -> bool:
+        return not (self.findings or self.laws or self.nonlinear or self.lost or self.refused)
+
+    def problems(self) -> list[str]:
+        out = [f"at T = {self.T}: {f}" for f in self.laws + self.findings]
+        out += [f"at T = {self.T}: nonlinear: {m}: not a linear form" for m in self.nonlinear]
+        out += [f"at T = {self.T}: provenance lost: {m}" for m in self.lost]
+        if self.refused:
+            out.append(f"at T = {self.T}: {self.refused}")
+        return out
+
+    def where(self, s: int, t: int) -> str:
+        k = int(self.last_site[s, t])
+        site = f", {self.sites[k]}" if k >= 0 else ""
+        return f"last release containing it: round {int(self.last_step[s, t])}{site}"
+
+
+def _hold_rounds(sequences: np.ndarray, s: int, a: int) -> np.ndarray:
+    return np.flatnonzero(sequences[s] == a) + 1
+
+
+def _snapshot_rounds(sequences: np.ndarray, holds: dict[int, int]) -> dict[int, set[int]]:
+    """The rounds at which each hold sequence's costs are kept: where its count of the held arm
+    reaches each count m of that arm on a traced sequence."""
+    out: dict[int, set[int]] = {h: set() for h in holds.values()}
+    for a, h in holds.items():
+        rounds = _hold_rounds(sequences, h, a)
+        for s in range(sequences.shape[0]):
+            m = int(np.sum(sequences[s] == a))
+            if 0 < m <= rounds.size:
+                out[h].add(int(rounds[m - 1]))
+    return out
+
+
+def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | None,
+                 params: dict[str, Any], policy_class: type | None,
+                 sequences: list[tuple[str, np.ndarray]], seed: int = 0) -> SymbolicRun:
+    """Run every sequence at once (one run each) with linear provenance; the cost of each cell,
+    exact, and the checks' findings."""
+    started = time.perf_counter()
+    name = canonical(name)
+    cls = get(name) if policy_class is None else policy_class
+    if cls.feedback != "bandit":
+        raise DPBanditsError("the size-T mode covers bandit feedback only")
+    labels = [label for label, _ in sequences]
+    seqs = np.stack([np.asarray(s, dtype=np.int64) for _, s in sequences])
+    R = seqs.shape[0]
+    holds = {a: labels.index(f"hold arm {a}") for a in range(K) if f"hold arm {a}" in labels}
+    snap_rounds = _snapshot_rounds(seqs, holds)
+    tracer = SymbolicTracer(R, T)
+    rng = SymbolicGenerator(seed, tracer)
+    if policy_class is None:
+        policy = make(name, K, epsilon=epsilon, runs=R, rng=rng, variant=variant, T=T, **params)
+    else:
+        kwargs = dict(params, runs=R, rng=rng, variant=variant, epsilon=epsilon)
+        if cls.needs_horizon:
+            kwargs["T"] = T
+        policy = cls(K, **kwargs)
+    rewards = np.random.default_rng(seed + 1)
+    W = T + 1
+    base = np.arange(R) * W
+    tracer.arms.reshape(R, W)[:, 1:] = seqs
+    snapshots: dict[tuple[int, int], np.ndarray] = {}
+    cost = tracer.cost.reshape(R, W)
+    refused = ""
+    with noise.tracing(tracer), np.errstate(all="ignore"):
+        for t in range(1, T + 1):
+            tracer.step = t
+            try:
+                watch(policy)
+                tracer.phase = "act"
+                policy.act(t)
+                tracer.phase = "observe"
+                x = rewards.random(R).view(Formed)
+                f = np.empty(R, dtype=object)
+                f[:] = [Leaf(int(i)) for i in base + t]
+                x._f = f
+                watch(policy)
+                policy.observe(t, seqs[:, t - 1].copy(), x)
+            except (DPBanditsError, IndexError, ValueError) as e:
+                refused = f"the policy refused a traced sequence at round {t} ({e})"
+                break
+            for h, rounds in snap_rounds.items():
+                if t in rounds:
+                    snapshots[(h, t)] = cost[h].copy()
+    tracer.finish()
+    laws = [f for f in tracer.findings if "not a declared law as drawn" in f]
+    leaks = [f for f in tracer.findings if f not in laws]
+    return SymbolicRun(name, K, T, labels, seqs, cost.copy(), snapshots,
+                       tracer.last_step.reshape(R, W), tracer.last_site.reshape(R, W),
+                       list(tracer.sites), leaks, laws, list(tracer.nonlinear_maps),
+                       list(tracer.lost_notes), tracer.released_values,
+                       time.perf_counter() - started, refused)
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    both_inf = np.isinf(a) & np.isinf(b)
+    with np.errstate(invalid="ignore"):
+        return both_inf | (np.abs(a - b) <= _TOLERANCE * (1.0 + np.abs(b)))
+
+
+def check_lemma(run: SymbolicRun, form: str) -> str | None:
+    """None when every cell of every traced sequence costs what the per-arm schedule says
+    (``form``: ``stream`` or ``round``, module docstring); else the first cell that does not,
+    with the sequence, the cell, both costs and the last release containing it."""
+    seqs, K = run.sequences, run.K
+    holds = {a: run.labels.index(f"hold arm {a}") for a in range(K)}
+    for s in range(seqs.shape[0]):
+        for a in range(K):
+            h = holds[a]
+            rounds = _hold_rounds(seqs, s, a)
+            m = rounds.size
+            if m == 0:
+                continue
+            hold = _hold_rounds(seqs, h, a)
+            if form == "stream":
+                if m > hold.size:
+                    return (f"{run.labels[s]}: arm {a} is observed {m} times, more than on "
+                            f"the hold sequence ({hold.size})")
+                reference = run.snapshots.get((h, int(hold[m - 1])))
+                if reference is None:
+                    return f"{run.labels[s]}: no snapshot of hold arm {a} at count {m}"
+                expected = reference[hold[:m]]
+            else:
+                expected = run.cost[h, rounds]
+            got = run.cost[s, rounds]
+            ok = _close(got, expected)
+            if not ok.all():
+                k = int(np.flatnonzero(~ok)[0])
+                t = int(rounds[k])
+                key = (f"arm {a}'s observation {k + 1} of {m}" if form == "stream"
+                       else f"round {t}")
+                return (f"{run.labels[s]}, cell x{t},{a} ({key}): cost {got[k]:.6g}, "
+                        f"{expected[k]:.6g} on hold arm {a}"
+                        f"{' at the same count' if form == 'stream' else ''} "
+                        f"({run.where(s, t)})")
+    return None
+
+
+def lemma(run: SymbolicRun) -> tuple[str | None, list[str]]:
+    """(the form of the per-arm lemma that holds on every traced sequence, or None; why each
+    form fails)."""
+    why = []
+    for form in ("stream", "round"):
+        miss = check_lemma(run, form)
+        if miss is None:
+            return form, why
+        why.append(f"per-arm schedule ({form} form) fails: {miss}")
+    return None, why
+
+
+def bound(run: SymbolicRun) -> tuple[float, tuple[int, int]]:
+    """The largest cell cost on the hold sequences (every traced sequence's cells are no larger
+    when the lemma holds), and its cell (round, arm)."""
+    holds = [run.labels.index(f"hold arm {a}") for a in range(run.K)]
+    costs = run.cost[holds, 1:]
+    h, t = np.unravel_index(int(np.argmax(costs)), costs.shape)
+    return float(costs[h, t]), (int(t) + 1, int(run.sequences[holds[h], t]))
