@@ -45,20 +45,37 @@ def _start(K: int) -> list[int]:
     return list(range(K))
 
 
-def size_sequences(K: int, T: int, seed: int = 0) -> list[tuple[str, np.ndarray]]:
-    """The sequences traced at size T, each after the start (rounds 1..K pull arms 0..K-1): each
-    arm held to the end, round-robin, and two seeded random sequences (uniform, and one arm
-    favoured 3 to 1)."""
-    rest = T - K
-    out = [(f"hold arm {a}", np.array(_start(K) + [a] * rest)) for a in range(K)]
-    out.append(("round-robin", np.array(_start(K) + [t % K for t in range(rest)])))
+def hold_label(start: tuple[int, ...], a: int) -> str:
+    return f"hold arm {a} after start {' '.join(map(str, start))}"
+
+
+def size_sequences(K: int, T: int, starts: list[tuple[int, ...]], seed: int = 0
+                   ) -> list[tuple[str, np.ndarray]]:
+    """The sequences traced at size T: for each start (the actions of rounds 1..K the policy
+    accepts), each arm held to the end; then round-robin after the first start, and two seeded
+    random sequences after seeded starts (uniform, and arm 0 favoured 3 to 1)."""
+    out = [(hold_label(st, a), np.array(list(st) + [a] * (T - K))) for st in starts
+           for a in range(K)]
+    out.append(("round-robin", np.array(list(starts[0]) + [t % K for t in range(T - K)])))
     rng = np.random.default_rng(seed)
-    out.append((f"uniform random (seed {seed})", np.array(_start(K) + rng.integers(0, K, rest).tolist())))
-    p = np.full(K, 1.0 / (3 * (K - 1) + 1)) if K > 1 else np.ones(1)
-    p[0] *= 3
+    head = list(starts[int(rng.integers(len(starts)))])
+    out.append((f"uniform random (seed {seed})", np.array(head + rng.integers(0, K, T - K).tolist())))
+    p = np.full(K, 1.0)
+    p[0] = 3.0
     p /= p.sum()
-    out.append((f"arm 0 favoured 3:1 (seed {seed})", np.array(_start(K) + rng.choice(K, rest, p=p).tolist())))
+    head = list(starts[int(rng.integers(len(starts)))])
+    out.append((f"arm 0 favoured 3:1 (seed {seed})", np.array(head + rng.choice(K, T - K, p=p).tolist())))
     return [(label, s[:T]) for label, s in out]
+
+
+def _holds(labels: list[str], sequences: np.ndarray, K: int) -> dict[tuple[tuple[int, ...], int], int]:
+    """(start, arm) -> the run that holds that arm after that start."""
+    out = {}
+    for i, label in enumerate(labels):
+        if label.startswith("hold arm "):
+            st = tuple(int(x) for x in sequences[i, :K])
+            out[(st, int(sequences[i, -1]))] = i
+    return out
 
 
 @dataclass
@@ -107,13 +124,15 @@ def _hold_rounds(sequences: np.ndarray, s: int, a: int) -> np.ndarray:
     return np.flatnonzero(sequences[s] == a) + 1
 
 
-def _snapshot_rounds(sequences: np.ndarray, holds: dict[int, int]) -> dict[int, set[int]]:
+def _snapshot_rounds(sequences: np.ndarray, holds: dict, K: int) -> dict[int, set[int]]:
     """The rounds at which each hold sequence's costs are kept: where its count of the held arm
-    reaches each count m of that arm on a traced sequence."""
+    reaches each count m of that arm on a traced sequence with the same start."""
     out: dict[int, set[int]] = {h: set() for h in holds.values()}
-    for a, h in holds.items():
+    for (st, a), h in holds.items():
         rounds = _hold_rounds(sequences, h, a)
         for s in range(sequences.shape[0]):
+            if tuple(sequences[s, :K]) != st:
+                continue
             m = int(np.sum(sequences[s] == a))
             if 0 < m <= rounds.size:
                 out[h].add(int(rounds[m - 1]))
@@ -133,8 +152,8 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
     labels = [label for label, _ in sequences]
     seqs = np.stack([np.asarray(s, dtype=np.int64) for _, s in sequences])
     R = seqs.shape[0]
-    holds = {a: labels.index(f"hold arm {a}") for a in range(K) if f"hold arm {a}" in labels}
-    snap_rounds = _snapshot_rounds(seqs, holds)
+    holds = _holds(labels, seqs, K)
+    snap_rounds = _snapshot_rounds(seqs, holds, K)
     tracer = SymbolicTracer(R, T)
     rng = SymbolicGenerator(seed, tracer)
     if policy_class is None:
@@ -192,14 +211,17 @@ def check_lemma(run: SymbolicRun, form: str) -> str | None:
     (``form``: ``stream`` or ``round``, module docstring); else the first cell that does not,
     with the sequence, the cell, both costs and the last release containing it."""
     seqs, K = run.sequences, run.K
-    holds = {a: run.labels.index(f"hold arm {a}") for a in range(K)}
+    holds = _holds(run.labels, seqs, K)
     for s in range(seqs.shape[0]):
+        st = tuple(int(x) for x in seqs[s, :K])
         for a in range(K):
-            h = holds[a]
             rounds = _hold_rounds(seqs, s, a)
             m = rounds.size
             if m == 0:
                 continue
+            h = holds.get((st, a))
+            if h is None:
+                return f"{run.labels[s]}: no traced sequence holds arm {a} after its start"
             hold = _hold_rounds(seqs, h, a)
             if form == "stream":
                 if m > hold.size:
@@ -219,7 +241,7 @@ def check_lemma(run: SymbolicRun, form: str) -> str | None:
                 key = (f"arm {a}'s observation {k + 1} of {m}" if form == "stream"
                        else f"round {t}")
                 return (f"{run.labels[s]}, cell x{t},{a} ({key}): cost {got[k]:.6g}, "
-                        f"{expected[k]:.6g} on hold arm {a}"
+                        f"{expected[k]:.6g} on {run.labels[h]}"
                         f"{' at the same count' if form == 'stream' else ''} "
                         f"({run.where(s, t)})")
     return None
@@ -240,7 +262,7 @@ def lemma(run: SymbolicRun) -> tuple[str | None, list[str]]:
 def bound(run: SymbolicRun) -> tuple[float, tuple[int, int]]:
     """The largest cell cost on the hold sequences (every traced sequence's cells are no larger
     when the lemma holds), and its cell (round, arm)."""
-    holds = [run.labels.index(f"hold arm {a}") for a in range(run.K)]
+    holds = sorted(_holds(run.labels, run.sequences, run.K).values())
     costs = run.cost[holds, 1:]
     h, t = np.unravel_index(int(np.argmax(costs)), costs.shape)
     return float(costs[h, t]), (int(t) + 1, int(run.sequences[holds[h], t]))

@@ -14,7 +14,8 @@ from ..reference.privacy import PrivacyClaim
 from ..reference.registry import canonical, get, make
 from . import coverage
 from .composition import ESTIMATED_TABLES, PROOF, TABLES, UNIT_TABLES, Accounting, account
-from .enumeration import PROOF_SEEDS, enumerate_traces, enumeration_size
+from .composition import row_losses
+from .enumeration import ENUMERATION_BUDGET, PROOF_SEEDS, enumerate_traces, enumeration_size
 from .tracing import (HELD_T, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, TRACE_T, Trace,
                       _held_sequences, trace)
 
@@ -95,6 +96,10 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
         delta = claim.claimed.delta if claim.claimed is not None else 0.0
     common = dict(epsilon=epsilon, variant=variant, K=K, T=T, policy_class=policy_class)
     cls = get(name) if policy_class is None else policy_class
+    if enumerate and cls.feedback == "bandit" and delta <= 0 and not _fits(name, common, params):
+        found = _at_size(name, params=params, **common)
+        if found is not None:
+            return found
     covered = coverage.Coverage(coverage.files_of(cls))
     with coverage.collecting(covered):
         enumerated = (_enumerated(name, params=params, **common) if enumerate else None)
@@ -148,3 +153,133 @@ def _checked(accounting: Accounting, traces: list[Trace], covered: coverage.Cove
 def _claim(name: str, epsilon: float, variant: str | None, K: int, T: int,
            params: dict[str, Any]) -> PrivacyClaim:
     return make(name, K, epsilon=epsilon, rng=0, variant=variant, T=T, **params).claim
+
+
+def _fits(name: str, common: dict[str, Any], params: dict[str, Any]) -> bool:
+    """Whether the enumeration at K and T fits :data:`ENUMERATION_BUDGET`."""
+    sequences, tables = enumeration_size(name, K=common["K"], T=common["T"],
+                                         variant=common["variant"],
+                                         policy_class=common["policy_class"], **params)
+    return sequences * tables <= ENUMERATION_BUDGET
+
+
+def small_size(name: str, *, K: int, variant: str | None, policy_class: type | None,
+               params: dict[str, Any]) -> int | None:
+    """The largest T whose enumeration at K fits :data:`ENUMERATION_BUDGET`, when it leaves at
+    least two rounds after the start (rounds 1..K) for the per-arm lemma's check; else None."""
+    best = None
+    for T in range(K + 2, 64):
+        sequences, tables = enumeration_size(name, K=K, T=T, variant=variant,
+                                             policy_class=policy_class, **params)
+        if sequences * tables > ENUMERATION_BUDGET:
+            break
+        best = T
+    return best
+
+
+def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
+             policy_class: type | None, params: dict[str, Any]) -> Accounting | None:
+    """The bound at a size the enumeration cannot reach, by the per-arm schedule
+    (docs/accountant.md#proof-at-your-size): a proof at this size when the enumeration at the
+    small size (the largest T at K within the budget) is a proof over [0, 1] tables and every
+    noise draw, the linear forms give every enumerated sequence's cell costs exactly as the
+    lockstep runs do, the per-arm lemma holds on every enumerated sequence and on the
+    sequences traced at this size, and the checks of the code found nothing at this size; an
+    estimate naming what failed otherwise. None when the size-T mode does not apply (no small
+    size, or the linear forms disagree with the lockstep runs: the caller's estimate is used)."""
+    from . import size as sized
+
+    Ts = small_size(name, K=K, variant=variant, policy_class=policy_class, params=params)
+    if Ts is None:
+        return None
+    small = traced_small(name, epsilon=epsilon, variant=variant, K=K, T=Ts,
+                         policy_class=policy_class, params=params)
+    if small is None:
+        return None
+    accounting, traces = small
+    first = [tr for tr in traces if tr.seed == PROOF_SEEDS[0]]
+    sequences = []
+    lockstep = []
+    all_arms = [np.array([int(np.asarray(a).reshape(-1)[0]) for a in tr.actions])
+                for tr in sorted(first, key=lambda tr: tr.sequence)]
+    seen = {tuple(arms.tolist()) for arms in all_arms}
+    starts = sorted({key[:K] for key in seen})
+    holds = {st + (a,) * (Ts - K): a for st in starts for a in range(K)}
+    if not all(key in seen for key in holds):
+        return None             # a start whose hold sequence the policy refuses
+    for tr, arms in zip(sorted(first, key=lambda tr: tr.sequence), all_arms):
+        key = tuple(arms.tolist())
+        label = (sized.hold_label(key[:K], holds[key]) if key in holds
+                 else "sequence " + " ".join(map(str, key)))
+        sequences.append((label, arms))
+        per_row = {row: sum(v) for row, v in row_losses(tr).items()}
+        lockstep.append(np.array([per_row.get(t, 0.0) for t in range(1, Ts + 1)]))
+    common = dict(epsilon=epsilon, variant=variant, params=params, policy_class=policy_class)
+    at_small = sized.symbolic_run(name, K=K, T=Ts, sequences=sequences, **common)
+    got = at_small.cost[:, 1:]
+    want = np.stack(lockstep)
+    agree = sized._close(got, want)
+    if not agree.all() or at_small.problems():
+        return None         # the linear forms do not follow this code: not used
+    at_size = sized.symbolic_run(name, K=K, T=T, sequences=sized.size_sequences(K, T, starts),
+                                  **common)
+    form_small, why_small = sized.lemma(at_small)
+    form, why = sized.lemma(at_size)
+    eps, (row, _) = sized.bound(at_size)
+    findings = at_size.problems()
+    if form_small is None:
+        findings += [f"at T = {Ts}: {w}" for w in why_small]
+    if form is None or form != form_small:
+        findings += [f"at T = {T}: {w}" for w in why]
+    n_small, n_size = len(sequences), len(at_size.labels)
+    if not accounting.proof or UNIT_TABLES not in accounting.tables \
+            or "every noise draw" not in accounting.tables:
+        findings.insert(0, f"at T = {Ts}: not a proof over [0, 1] tables and every noise draw "
+                           f"({accounting.status}; {accounting.tables})")
+        findings += [f"at T = {Ts}: {f}" for f in accounting.findings]
+    worst = float(np.max(at_size.cost[:, 1:]))
+    proof = not findings
+    if proof:
+        status = PROOF
+        tables = (f"{UNIT_TABLES} (every action sequence by the per-arm schedule, {form} "
+                  f"form: checked on {n_small} action sequences at T = {Ts} and {n_size} at "
+                  f"this size; every noise draw)")
+        assumption = (f"each cell's cost is a function of its arm and its "
+                      f"{'position in that arm' + chr(39) + 's stream (with the arm' + chr(39) + 's count)' if form == 'stream' else 'round'}"
+                      f" (the per-arm schedule lemma, checked on every action sequence at "
+                      f"T = {Ts}, where the bound is a proof by enumeration, and on {n_size} "
+                      f"sequences at T = {T}); the largest cost of a cell on the sequences "
+                      f"that hold one arm bounds every sequence; noise laws and information "
+                      f"flow checked on every line that ran at both sizes, every branch run "
+                      f"at T = {Ts}")
+    else:
+        eps = max(eps, worst)
+        row = None
+        status = (f"estimate from the per-arm schedule at this size, not a proof "
+                  f"({findings[0].split(': ', 1)[0]}: see the findings)")
+        tables = (f"tables with entries in [0, 1] on {n_size} traced action sequences "
+                  f"(the per-arm schedule did not hold or a check failed)")
+        assumption = (f"maximum over the cells of {n_size} action sequences traced at T = "
+                      f"{T} with linear forms; other sequences are not covered")
+    return Accounting(eps, 0.0, "basic composition of each row's releases, parallel across "
+                      "rows", row, {row: eps} if row is not None else {},
+                      at_size.releases, n_small + n_size, assumption, K, T, status,
+                      "per-arm", tuple(findings[:8]), tables)
+
+
+def traced_small(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
+                 policy_class: type | None, params: dict[str, Any]
+                 ) -> tuple[Accounting, list[Trace]] | None:
+    """The enumeration's bound at K and T (a proof or an estimate, as :func:`traced_upper`
+    gives it) with its traces; None when the enumeration does not apply."""
+    common = dict(epsilon=epsilon, variant=variant, K=K, T=T, policy_class=policy_class)
+    cls = get(name) if policy_class is None else policy_class
+    covered = coverage.Coverage(coverage.files_of(cls))
+    with coverage.collecting(covered):
+        enumerated = _enumerated(name, params=params, **common)
+    if enumerated is None:
+        return None
+    traces, moved, table_class = enumerated
+    status = PROOF if not moved else None
+    accounting = account(traces, 0.0, status=status, tables=table_class, findings=moved)
+    return _checked(accounting, traces, covered), traces
