@@ -16,8 +16,8 @@ from . import coverage
 from .composition import ESTIMATED_TABLES, PROOF, TABLES, UNIT_TABLES, Accounting, account
 from .composition import row_losses
 from .enumeration import ENUMERATION_BUDGET, PROOF_SEEDS, enumerate_traces, enumeration_size
-from .tracing import (HELD_T, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, TRACE_T, Trace,
-                      _held_sequences, trace)
+from .tracing import (HELD_T, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, TRACE_T, TooLargeToTrace,
+                      Trace, _held_sequences, trace)
 
 _SEEN = {"bandit": "reward sequences", "full": "tables", "semi": "observed reward patterns"}
 """What a proof enumerates per action sequence, by feedback kind: what the policy can see."""
@@ -96,10 +96,31 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
         delta = claim.claimed.delta if claim.claimed is not None else 0.0
     common = dict(epsilon=epsilon, variant=variant, K=K, T=T, policy_class=policy_class)
     cls = get(name) if policy_class is None else policy_class
+    unused = None
     if enumerate and cls.feedback == "bandit" and delta <= 0 and not _fits(name, common, params):
-        found = _at_size(name, params=params, **common)
-        if found is not None:
+        try:
+            found = _at_size(name, params=params, **common)
+        except (DPBanditsError, TypeError, ValueError, IndexError, AttributeError,
+                RuntimeError) as e:     # code the linear forms cannot run (named, not a crash)
+            found = f"the linear forms could not run this code ({type(e).__name__}: {e})"
+        if isinstance(found, Accounting):
             return found
+        unused = f"the per-arm schedule was not used: {found}"
+    try:
+        out = _traced(name, delta=delta, seeds=seeds, params=params, cls=cls,
+                      enumerate=enumerate, **common)
+    except TooLargeToTrace as e:
+        raise TooLargeToTrace(f"{e}; {unused}" if unused else str(e)) from None
+    if unused:
+        out = replace(out, findings=(unused,) + tuple(out.findings)[:7])
+    return out
+
+
+def _traced(name: str, *, delta: float, seeds: Iterable[int], params: dict[str, Any],
+            cls: type, enumerate: bool, epsilon: float, variant: str | None, K: int, T: int,
+            policy_class: type | None) -> Accounting:
+    """The lockstep bound: the enumeration's where it fits, else the estimate from traces."""
+    common = dict(epsilon=epsilon, variant=variant, K=K, T=T, policy_class=policy_class)
     covered = coverage.Coverage(coverage.files_of(cls))
     with coverage.collecting(covered):
         enumerated = (_enumerated(name, params=params, **common) if enumerate else None)
@@ -178,24 +199,26 @@ def small_size(name: str, *, K: int, variant: str | None, policy_class: type | N
 
 
 def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
-             policy_class: type | None, params: dict[str, Any]) -> Accounting | None:
+             policy_class: type | None, params: dict[str, Any]) -> Accounting | str:
     """The bound at a size the enumeration cannot reach, by the per-arm schedule
     (docs/accountant.md#proof-at-your-size): a proof at this size when the enumeration at the
     small size (the largest T at K within the budget) is a proof over [0, 1] tables and every
     noise draw, the linear forms give every enumerated sequence's cell costs exactly as the
     lockstep runs do, the per-arm lemma holds on every enumerated sequence and on the
     sequences traced at this size, and the checks of the code found nothing at this size; an
-    estimate naming what failed otherwise. None when the size-T mode does not apply (no small
-    size, or the linear forms disagree with the lockstep runs: the caller's estimate is used)."""
+    estimate naming what failed otherwise. Why the size-T mode does not apply, when it does
+    not (no small size, or the linear forms disagree with the lockstep runs: the caller's
+    bound is used, with that finding)."""
     from . import size as sized
 
     Ts = small_size(name, K=K, variant=variant, policy_class=policy_class, params=params)
     if Ts is None:
-        return None
+        return (f"no enumeration at K = {K} within {ENUMERATION_BUDGET} (sequence, table) "
+                f"pairs leaves two rounds after the start")
     small = traced_small(name, epsilon=epsilon, variant=variant, K=K, T=Ts,
                          policy_class=policy_class, params=params)
     if small is None:
-        return None
+        return f"the enumeration at K = {K}, T = {Ts} does not apply (a refused sequence)"
     accounting, traces = small
     first = [tr for tr in traces if tr.seed == PROOF_SEEDS[0]]
     sequences = []
@@ -206,7 +229,7 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     starts = sorted({key[:K] for key in seen})
     holds = {st + (a,) * (Ts - K): a for st in starts for a in range(K)}
     if not all(key in seen for key in holds):
-        return None             # a start whose hold sequence the policy refuses
+        return f"the policy refuses a sequence that holds one arm after its start at T = {Ts}"
     for tr, arms in zip(sorted(first, key=lambda tr: tr.sequence), all_arms):
         key = tuple(arms.tolist())
         label = (sized.hold_label(key[:K], holds[key]) if key in holds
@@ -219,8 +242,15 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     got = at_small.cost[:, 1:]
     want = np.stack(lockstep)
     agree = sized._close(got, want)
-    if not agree.all() or at_small.problems():
-        return None         # the linear forms do not follow this code: not used
+    if at_small.problems():
+        return (f"the linear forms' checks at T = {Ts} found: {at_small.problems()[0]}")
+    if not agree.all():
+        s, t = (int(v[0]) for v in np.nonzero(~agree))
+        return (f"the linear forms do not follow this code: on {sequences[s][0]} at T = {Ts}, "
+                f"cell x{t + 1},{int(sequences[s][1][t])} costs {got[s, t]:.4g} by the forms "
+                f"and {want[s, t]:.4g} by the lockstep runs (a value moved where the forms "
+                f"are not followed, such as np.asarray; docs/accountant.md#what-the-tracer-"
+                f"cannot-see)")
     at_size = sized.symbolic_run(name, K=K, T=T, sequences=sized.size_sequences(K, T, starts),
                                   **common)
     form_small, why_small = sized.lemma(at_small)
