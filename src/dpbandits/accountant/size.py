@@ -190,6 +190,10 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
             for h, rounds in snap_rounds.items():
                 if t in rounds:
                     snapshots[(h, t)] = cost[h].copy()
+            if tracer.leaks and t < T:
+                refused = (f"stopped at round {t}, after a read of an unreleased value (every "
+                           f"later cell of the sequences is not traced)")
+                break
     tracer.finish()
     laws = [f for f in tracer.findings if "not a declared law as drawn" in f]
     leaks = [f for f in tracer.findings if f not in laws]
