@@ -39,6 +39,8 @@ from ..reference.tracer import SymbolicGenerator, SymbolicTracer
 from ..reference.watched import Formed, Leaf, watch
 
 _TOLERANCE = 1e-9
+_leaves = np.frompyfunc(Leaf, 1, 1)
+"""Cell ids to an object array of their leaves."""
 
 
 def _start(K: int) -> list[int]:
@@ -179,9 +181,7 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
                 policy.act(t)
                 tracer.phase = "observe"
                 x = rewards.random(R).view(Formed)
-                f = np.empty(R, dtype=object)
-                f[:] = [Leaf(int(i)) for i in base + t]
-                x._f = f
+                x._f = _leaves(base + t)
                 watch(policy)
                 policy.observe(t, seqs[:, t - 1].copy(), x)
             except (DPBanditsError, IndexError, ValueError) as e:

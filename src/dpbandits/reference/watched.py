@@ -289,9 +289,12 @@ def _watchable(value) -> bool:
 
 
 class Form:
-    """A linear form over the cells of the reward table (see above)."""
+    """A linear form over the cells of the reward table (see above). Forms compare by
+    identity."""
 
     __slots__ = ()
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def __add__(self, other):
         if other is ZERO or not isinstance(other, Form):
@@ -484,10 +487,7 @@ def forms_of(x, shape=None) -> np.ndarray | None:
 def _any_form(f: np.ndarray) -> bool:
     if f.size == 1:
         return f.flat[0] is not ZERO
-    for g in f.flat:
-        if g is not ZERO:
-            return True
-    return False
+    return f.ravel().tolist().count(ZERO) != f.size     # count compares by identity first
 
 
 def _opaque(shape, *sources) -> np.ndarray:
