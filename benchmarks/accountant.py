@@ -1,6 +1,8 @@
-"""What the accountant's checks of the code cost: its proofs timed with and without them.
+"""What the accountant's checks of the code cost: its proofs timed with and without them; and
+its proof at the user's size, by the per-arm schedule.
 
-Usage: python benchmarks/accountant.py [--repeats N]
+Usage: python benchmarks/accountant.py [--repeats N] [--size-T T] [--size ALGORITHM ...]
+       [--skip-checks]
 
 A proof (docs/accountant.md#what-a-proof-is) enumerates every action sequence on every {0, 1}
 table and, while the policy runs, checks the code: the policy's state and feedback are watched
@@ -13,6 +15,12 @@ a measure of what the checks cost, not a second accountant (its bounds are not c
 * Anytime-Lazy-UCB's proof at its audit setting, K = 2, T = 8 (256 x 256 per seed).
 
 It prints a Markdown table of seconds with and without the checks, and their ratio.
+
+Then, for each algorithm of ``--size`` (default: Anytime-Lazy-UCB and Lazy-DP-TS), the bound
+at K = 2 and ``--size-T`` (default 10^6) by the per-arm schedule
+(docs/accountant.md#proof-at-your-size), once: its status, its epsilon and its seconds, beside
+what the lockstep accountant gives there (its trace's size: it raises TooLargeToTrace above
+6e7 cells). The target is a proof at T = 10^6 within a minute on 2 cores.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import contextlib
 import time
 from unittest import mock
 
-from dpbandits.accountant import coverage, proof_size, traced_upper
+from dpbandits.accountant import TRACE_CELLS, TooLargeToTrace, coverage, proof_size, traced_upper
 from dpbandits.cli.listing import _traced
 from dpbandits.reference import algorithms, noise
 
@@ -54,18 +62,54 @@ def _best(work, repeats: int, checked: bool) -> tuple[float, list[float]]:
     return best, out
 
 
+def _label(spec: str) -> tuple[str, str | None]:
+    name, _, variant = spec.partition(":")
+    return name, variant or None
+
+
+def _at_size(spec: str, T: int) -> str:
+    name, variant = _label(spec)
+    start = time.perf_counter()
+    try:
+        bound = traced_upper(name, variant=variant, K=2, T=T, delta=0.0)
+    except TooLargeToTrace as e:
+        seconds = time.perf_counter() - start
+        why = str(e).split("; ", 1)[-1] if "; " in str(e) else str(e)
+        return f"| {spec} | no bound ({why[:120]}) | - | {seconds:.1f} |"
+    seconds = time.perf_counter() - start
+    status = "proof" if bound.proof else "estimate"
+    why = "" if bound.proof else f" ({bound.findings[0][:100]})" if bound.findings else ""
+    return f"| {spec} | {status}{why} | {bound.epsilon:.4g} | {seconds:.1f} |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--size-T", type=int, default=1_000_000)
+    parser.add_argument("--size", nargs="*", default=["anytime-lazy-ucb", "lazy-dp-ts"],
+                        help="algorithms (name or name:variant) bounded at --size-T")
+    parser.add_argument("--skip-checks", action="store_true",
+                        help="skip the table of the checks' cost")
     args = parser.parse_args()
     assert proof_size("anytime-lazy-ucb") == (2, 6)
-    print("| work | with the checks (s) | without (s) | ratio |")
-    print("|---|---:|---:|---:|")
-    for label, work in [("`list`'s bounds, every private variant", _list_bounds),
-                        ("Anytime-Lazy-UCB proof, K = 2, T = 8", _lazy_proof)]:
-        checked, a = _best(work, args.repeats, True)
-        plain, b = _best(work, args.repeats, False)
-        print(f"| {label} | {checked:.2f} | {plain:.2f} | {checked / plain:.2f} |")
+    if not args.skip_checks:
+        print("| work | with the checks (s) | without (s) | ratio |")
+        print("|---|---:|---:|---:|")
+        for label, work in [("`list`'s bounds, every private variant", _list_bounds),
+                            ("Anytime-Lazy-UCB proof, K = 2, T = 8", _lazy_proof)]:
+            checked, a = _best(work, args.repeats, True)
+            plain, b = _best(work, args.repeats, False)
+            print(f"| {label} | {checked:.2f} | {plain:.2f} | {checked / plain:.2f} |")
+        print()
+    T = args.size_T
+    cells = (1 + 2 * T) * T * 2
+    print(f"At K = 2, T = {T}: the lockstep trace would hold {cells:.3g} table cells (it "
+          f"refuses above {TRACE_CELLS:.0e}: no bound); by the per-arm schedule:")
+    print()
+    print("| algorithm | status | eps | seconds |")
+    print("|---|---|---:|---:|")
+    for spec in args.size:
+        print(_at_size(spec, T), flush=True)
 
 
 if __name__ == "__main__":

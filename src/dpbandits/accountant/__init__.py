@@ -47,6 +47,16 @@ produce, and the accountant says which of two things it computed:
   not enumerated (a schedule that moved only with noise values other seeds draw would be
   missed). The sequences are traced as a tree (a prefix once, copied where sequences branch)
   with a sequence's tables in the runs of one policy (:class:`_TableTracer`);
+* **proof at this size by the per-arm schedule** (:mod:`.size`,
+  docs/accountant.md#proof-at-your-size): for a bandit with a pure claim at a T the
+  enumeration cannot reach, the policy runs a few forced sequences with every reward-derived
+  value carrying its linear form over the cells, each cell charged |coefficient| / scale at its
+  releases; the bound is the largest cell cost on the sequences that hold one arm, a proof for
+  every sequence, table in [0, 1] and noise draw at that K and T when the enumeration at the
+  small size is such a proof, the forms give its costs cell by cell, and the per-arm schedule
+  lemma (a cell's cost is a function of its arm, the start and its position in the arm's
+  stream, or its round) and the checks of the code hold on every enumerated sequence and on
+  the sequences traced at size T; otherwise an estimate naming what failed;
 * **estimate from N traces, not a proof**: otherwise (larger sizes, a refused sequence after
   the policy's start, or a schedule that moved with the table or the noise seed, which the
   findings name: the sequence, the seed and the table), the maximum over the traced
