@@ -155,7 +155,10 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
     seqs = np.stack([np.asarray(s, dtype=np.int64) for _, s in sequences])
     R = seqs.shape[0]
     holds = _holds(labels, seqs, K)
-    snap_rounds = _snapshot_rounds(seqs, holds, K)
+    snap_at: dict[int, list[int]] = {}
+    for h, rounds in _snapshot_rounds(seqs, holds, K).items():
+        for t in rounds:
+            snap_at.setdefault(t, []).append(h)
     tracer = SymbolicTracer(R, T)
     rng = SymbolicGenerator(seed, tracer)
     if policy_class is None:
@@ -187,9 +190,8 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
             except (DPBanditsError, IndexError, ValueError) as e:
                 refused = f"the policy refused a traced sequence at round {t} ({e})"
                 break
-            for h, rounds in snap_rounds.items():
-                if t in rounds:
-                    snapshots[(h, t)] = cost[h].copy()
+            for h in snap_at.get(t, ()):
+                snapshots[(h, t)] = cost[h].copy()
             if tracer.leaks and t < T:
                 refused = (f"stopped at round {t}, after a read of an unreleased value (every "
                            f"later cell of the sequences is not traced)")

@@ -191,10 +191,12 @@ def _fits(name: str, common: dict[str, Any], params: dict[str, Any]) -> bool:
 
 def small_size(name: str, *, K: int, variant: str | None, policy_class: type | None,
                params: dict[str, Any]) -> int | None:
-    """The largest T whose enumeration at K fits :data:`ENUMERATION_BUDGET`, when it leaves at
-    least two rounds after the start (rounds 1..K) for the per-arm lemma's check; else None."""
+    """The T of the enumeration that checks the per-arm lemma at K: two rounds or more after
+    the start (rounds 1..K); at K = 2 the largest T that fits :data:`ENUMERATION_BUDGET`
+    (T = 8), at K >= 3 T = K + 2 where it fits (K = 3: T = 5; the enumeration's time grows
+    fast with K, and K = 4 does not fit); else None."""
     best = None
-    for T in range(K + 2, 64):
+    for T in range(K + 2, 64 if K <= 2 else K + 3):
         sequences, tables = enumeration_size(name, K=K, T=T, variant=variant,
                                              policy_class=policy_class, **params)
         if sequences * tables > ENUMERATION_BUDGET:
