@@ -18,7 +18,7 @@ It prints a Markdown table of seconds with and without the checks, and their rat
 
 Then, for each algorithm of ``--size`` (default: Anytime-Lazy-UCB and Lazy-DP-TS), the bound
 at K = 2 and ``--size-T`` (default 10^6) by the per-arm schedule
-(docs/accountant.md#proof-at-your-size), once: its status, its epsilon and its seconds, beside
+(docs/accountant.md#proof-at-your-size), once: its status, its epsilon, its seconds and this process's CPU seconds, beside
 what the lockstep accountant gives there (its trace's size: it raises TooLargeToTrace above
 6e7 cells). The target is a proof at T = 10^6 within a minute on 2 cores.
 """
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import time
 from unittest import mock
 
@@ -69,17 +70,17 @@ def _label(spec: str) -> tuple[str, str | None]:
 
 def _at_size(spec: str, T: int) -> str:
     name, variant = _label(spec)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         bound = traced_upper(name, variant=variant, K=2, T=T, delta=0.0)
     except TooLargeToTrace as e:
-        seconds = time.perf_counter() - start
+        seconds, used = time.perf_counter() - start, time.process_time() - cpu
         why = str(e).split("; ", 1)[-1] if "; " in str(e) else str(e)
-        return f"| {spec} | no bound ({why[:120]}) | - | {seconds:.1f} |"
-    seconds = time.perf_counter() - start
+        return f"| {spec} | no bound ({why[:120]}) | - | {seconds:.1f} | {used:.1f} |"
+    seconds, used = time.perf_counter() - start, time.process_time() - cpu
     status = "proof" if bound.proof else "estimate"
     why = "" if bound.proof else f" ({bound.findings[0][:100]})" if bound.findings else ""
-    return f"| {spec} | {status}{why} | {bound.epsilon:.4g} | {seconds:.1f} |"
+    return f"| {spec} | {status}{why} | {bound.epsilon:.4g} | {seconds:.1f} | {used:.1f} |"
 
 
 def main() -> None:
@@ -106,8 +107,11 @@ def main() -> None:
     print(f"At K = 2, T = {T}: the lockstep trace would hold {cells:.3g} table cells (it "
           f"refuses above {TRACE_CELLS:.0e}: no bound); by the per-arm schedule:")
     print()
-    print("| algorithm | status | eps | seconds |")
-    print("|---|---|---:|---:|")
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start; the "
+          f"CPU seconds are this process's)")
+    print()
+    print("| algorithm | status | eps | seconds | CPU seconds |")
+    print("|---|---|---:|---:|---:|")
     for spec in args.size:
         print(_at_size(spec, T), flush=True)
 

@@ -268,15 +268,21 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     form, why = sized.lemma(at_size)
     eps, (row, _) = sized.bound(at_size)
     findings = at_size.problems()
+    reasons = [f"the checks of the code at T = {T} found {len(findings)} "
+               f"problem{'s' if len(findings) != 1 else ''}"] if findings else []
     if form_small is None:
         findings += [f"at T = {Ts}: {w}" for w in why_small]
+        reasons.append(f"the per-arm schedule fails at T = {Ts}")
     if form is None or form != form_small:
         findings += [f"at T = {T}: {w}" for w in why]
+        reasons.append(f"the per-arm schedule fails at T = {T}")
     n_small, n_size = len(sequences), len(at_size.labels)
     if not accounting.proof or UNIT_TABLES not in accounting.tables \
             or "every noise draw" not in accounting.tables:
         findings.insert(0, f"at T = {Ts}: not a proof over [0, 1] tables and every noise draw "
                            f"({accounting.status}; {accounting.tables})")
+        reasons.insert(0, f"the enumeration at T = {Ts} is not a proof over [0, 1] tables and "
+                          f"every noise draw")
         findings += [f"at T = {Ts}: {f}" for f in accounting.findings]
     worst = float(np.max(at_size.cost[:, 1:]))
     proof = not findings
@@ -296,8 +302,8 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     else:
         eps = max(eps, worst)
         row = None
-        first = findings[0] if len(findings[0]) <= 110 else findings[0][:107] + "..."
-        status = f"estimate from the per-arm schedule at this size, not a proof ({first})"
+        status = (f"estimate from the per-arm schedule at this size, not a proof "
+                  f"({'; '.join(reasons[:2]) or findings[0][:100]})")
         tables = (f"tables with entries in [0, 1] on {n_size} traced action sequences "
                   f"(the per-arm schedule did not hold or a check failed)")
         assumption = (f"maximum over the cells of {n_size} action sequences traced at T = "

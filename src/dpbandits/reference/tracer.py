@@ -568,6 +568,7 @@ class SymbolicTracer(Tracer):
     # releases -----------------------------------------------------------------------------
     def released(self, value, noise, kind: str):
         from .watched import _zeros, flatten
+        self.read(noise, "noise that carries a reward-derived value")
         vb, nb = np.broadcast_arrays(np.asarray(value, dtype=float), np.asarray(noise, dtype=float))
         n0 = nb.reshape(-1)
         fresh, family, scale, taken = self._match(n0)
