@@ -312,28 +312,37 @@ def test_the_accountant_proves_the_bound_the_page_states(registered, capsys):
 
 
 @pytest.mark.exact
-@pytest.mark.parametrize("planted", ["raw numpy noise", "a draw added with +"])
+@pytest.mark.parametrize("planted", ["raw numpy noise added with +", "a draw added with +",
+                                     "raw numpy noise released"])
 def test_noise_outside_the_primitives_gets_the_infinite_bound_the_page_states(planted, tmp_path,
                                                                              monkeypatch):
     """The page's module with its release written as the page warns against: the traced bound
-    is infinite, with the finding the page quotes."""
+    is infinite; a draw added with + gives the finding the page quotes, raw numpy noise handed
+    to ``release`` is not fresh (every row infinite)."""
     from dpbandits.accountant import traced_upper
 
     source = TUTORIAL.files[TUTORIAL.module_path]
     shared = "sums = release_epoch(self.rng, self.s, (r, a), 1.0 / self.epsilon)"
     assert source.count(shared) == 1
-    draw = ("self.rng.laplace(0.0, 1.0 / self.epsilon, r.size)" if planted == "raw numpy noise"
-            else "laplace(self.rng, 1.0 / self.epsilon, r.size)")
+    draw = ("self.rng.laplace(0.0, 1.0 / self.epsilon, r.size)"
+            if planted.startswith("raw numpy noise") else "laplace(self.rng, 1.0 / self.epsilon, r.size)")
+    written = (f"release(self.s[r, a], {draw})" if planted.endswith("released")
+               else f"self.s[r, a] + {draw}")
     indent = " " * 12
-    source = source.replace(shared, f"sums = self.s[r, a] + {draw}\n{indent}self.s[r, a] = 0.0")
+    source = source.replace(shared, f"sums = {written}\n{indent}self.s[r, a] = 0.0")
+    assert source.count("from dpbandits.reference.noise import decision\n") == 1
     source = source.replace("from dpbandits.reference.noise import decision\n",
-                            "from dpbandits.reference.noise import decision, laplace\n")
+                            "from dpbandits.reference.noise import decision, laplace, release\n")
     folder = tmp_path / "planted"
     folder.mkdir()
     with _forgotten(_register(TUTORIAL, folder, monkeypatch, source)):
         bound = traced_upper(TUTORIAL.name, K=2, T=6)
-    finding = re.search(r"the finding\n`([^`]+)`", TUTORIAL_TEXT).group(1)
-    assert bound.epsilon == float("inf") and finding in bound.findings, bound.findings
+    finding = re.search(r"the finding says so,\n`([^`]+)`", TUTORIAL_TEXT).group(1)
+    assert bound.epsilon == float("inf"), bound
+    if planted.endswith("added with +"):
+        assert finding in bound.findings, bound.findings
+    else:                                       # not fresh: every row's loss is infinite
+        assert set(bound.per_row.values()) == {float("inf")}, bound.per_row
 
 
 # --- its tests and its docs -----------------------------------------------------------------------
