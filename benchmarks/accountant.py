@@ -29,10 +29,11 @@ Measured (this machine, shared; K = 2; the lockstep accountant gives no bound at
 | anytime-lazy-ucb | 10^5 | proof | 1 | 29.6 | 12.9 | 5.6 |
 | lazy-dp-ts | 10^5 | proof | 1 | 46.0 | 16.2 | 5.6 |
 | anytime-lazy-ucb | 10^6 | proof | 1 | 868.3 | about 130 (from ps) | about 13 |
+| anytime-lazy-ucb | 10^6 | proof | 1 | 402.2 | 135.4 | 7.3 |
 
 The target is not met: the size-T mode costs about 100 to 130 microseconds of CPU per round
 (every numpy operation of the policy goes through the forms' Python hooks; the plain
-reference runs a round in 14), so T = 10^6 takes about two minutes of one core, and the
+reference runs a round in 14), so T = 10^6 takes about 135 s of one core, and the
 rounds cannot be split across cores. ``dpbandits list`` is unchanged by it (7.4 s of CPU
 against 7.2 s before; 12 to 13 s of wall clock at a load average of 5).
 """
