@@ -47,16 +47,18 @@ produce, and the accountant says which of two things it computed:
   not enumerated (a schedule that moved only with noise values other seeds draw would be
   missed). The sequences are traced as a tree (a prefix once, copied where sequences branch)
   with a sequence's tables in the runs of one policy (:class:`_TableTracer`);
-* **proof at this size by the per-arm schedule** (:mod:`.size`,
+* **per-arm bound, not a proof** (:data:`PER_ARM`; :mod:`.size`,
   docs/accountant.md#proof-at-your-size): for a bandit with a pure claim at a T the
   enumeration cannot reach, the policy runs a few forced sequences with every reward-derived
   value carrying its linear form over the cells, each cell charged |coefficient| / scale at its
-  releases; the bound is the largest cell cost on the sequences that hold one arm, a proof for
-  every sequence, table in [0, 1] and noise draw at that K and T when the enumeration at the
-  small size is such a proof, the forms give its costs cell by cell, and the per-arm schedule
+  releases; the bound is the largest cell cost on the sequences that hold one arm. It holds for
+  every sequence, table in [0, 1] and noise draw at that K and T *given* the per-arm schedule
   lemma (a cell's cost is a function of its arm, the start and its position in the arm's
-  stream, or its round) and the checks of the code hold on every enumerated sequence and on
-  the sequences traced at size T; otherwise an estimate naming what failed;
+  stream, or its round), and is reported when the enumeration at the small size is a proof,
+  the forms give its costs cell by cell, and the lemma and the checks of the code hold on
+  every enumerated sequence and on the sequences traced at size T. The lemma is checked on
+  those sequences, not derived from the code for every sequence at size T, so this is not
+  called a proof; otherwise an estimate naming what failed;
 * **estimate from N traces, not a proof**: otherwise (larger sizes, a refused sequence after
   the policy's start, or a schedule that moved with the table or the noise seed, which the
   findings name: the sequence, the seed and the table), the maximum over the traced
@@ -72,7 +74,7 @@ from __future__ import annotations
 
 from ..reference.privacy import Guarantee
 from .brackets import Bracket, _parse_label, audit_bracket, bracket, claim_bracket
-from .composition import (ESTIMATED_TABLES, PROOF, TABLES, UNIT_TABLES, Accounting, account,
+from .composition import (ESTIMATED_TABLES, PER_ARM, PROOF, TABLES, UNIT_TABLES, Accounting, account,
                           alignment, release_loss, row_losses)
 from .enumeration import (ENUMERATION_BUDGET, PROOF_BUDGET, PROOF_K, PROOF_SEEDS, PROOF_T,
                           _binary_tables, _choices, _visible, enumerate_traces, enumeration_size,
@@ -85,6 +87,6 @@ from .upper import traced_upper
 __all__ = ["Trace", "Accounting", "Bracket", "trace", "enumerate_traces", "release_loss",
            "row_losses", "account", "alignment", "traced_upper", "bracket", "audit_bracket", "claim_bracket",
            "STRUCTURE", "TRACE_SETTINGS", "TRACE_K", "TRACE_T", "TRACE_SEEDS", "PROOF_K", "PROOF_T",
-           "ENUMERATION_BUDGET", "PROOF_BUDGET", "PROOF_SEEDS", "PROOF", "TABLES", "UNIT_TABLES",
+           "ENUMERATION_BUDGET", "PROOF_BUDGET", "PROOF_SEEDS", "PROOF", "PER_ARM", "TABLES", "UNIT_TABLES",
            "enumeration_size", "proof_size", "TooLargeToTrace", "TRACE_CELLS"]
 

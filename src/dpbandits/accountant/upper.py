@@ -13,7 +13,8 @@ from ..errors import DPBanditsError
 from ..reference.privacy import PrivacyClaim
 from ..reference.registry import canonical, get, make
 from . import coverage
-from .composition import ESTIMATED_TABLES, PROOF, TABLES, UNIT_TABLES, Accounting, account
+from .composition import (ESTIMATED_TABLES, PER_ARM, PROOF, TABLES, UNIT_TABLES, Accounting,
+                          account)
 from .composition import row_losses
 from .enumeration import ENUMERATION_BUDGET, PROOF_SEEDS, enumerate_traces, enumeration_size
 from .tracing import (HELD_T, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, TRACE_T, TooLargeToTrace,
@@ -208,12 +209,13 @@ def small_size(name: str, *, K: int, variant: str | None, policy_class: type | N
 def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
              policy_class: type | None, params: dict[str, Any]) -> Accounting | str:
     """The bound at a size the enumeration cannot reach, by the per-arm schedule
-    (docs/accountant.md#proof-at-your-size): a proof at this size when the enumeration at the
-    small size (the largest T at K within the budget) is a proof over [0, 1] tables and every
-    noise draw, the linear forms give every enumerated sequence's cell costs exactly as the
-    lockstep runs do, the per-arm lemma holds on every enumerated sequence and on the
-    sequences traced at this size, and the checks of the code found nothing at this size; an
-    estimate naming what failed otherwise. Why the size-T mode does not apply, when it does
+    (docs/accountant.md#proof-at-your-size): a :data:`PER_ARM` bound (exact for every action
+    sequence given the per-arm lemma, not a proof: the lemma is checked, not derived) when the
+    enumeration at the small size (the largest T at K within the budget) is a proof over
+    [0, 1] tables and every noise draw, the linear forms give every enumerated sequence's cell
+    costs exactly as the lockstep runs do, the per-arm lemma holds on every enumerated
+    sequence and on the sequences traced at this size, and the checks of the code found
+    nothing at this size; an estimate naming what failed otherwise. Why the size-T mode does not apply, when it does
     not (no small size, or the linear forms disagree with the lockstep runs: the caller's
     bound is used, with that finding)."""
     from . import size as sized
@@ -285,10 +287,11 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
                           f"every noise draw")
         findings += [f"at T = {Ts}: {f}" for f in accounting.findings]
     worst = float(np.max(at_size.cost[:, 1:]))
-    proof = not findings
-    if proof:
-        status = PROOF
-        tables = (f"{UNIT_TABLES} (every action sequence by the per-arm schedule, {form} "
+    if not findings:
+        status = (f"{PER_ARM} (a proof at T = {Ts} by enumeration; at this size a bound for every "
+                  f"action sequence given the per-arm schedule lemma, which is checked on "
+                  f"{n_small + n_size} sequences, not derived from the code)")
+        tables = (f"{UNIT_TABLES} (every action sequence given the per-arm schedule, {form} "
                   f"form: checked on {n_small} action sequences at T = {Ts} and {n_size} at "
                   f"this size; every noise draw)")
         assumption = (f"each cell's cost is a function of its arm and its "
