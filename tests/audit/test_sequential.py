@@ -15,7 +15,7 @@ from scipy import stats
 
 from dpbandits.audit import Pair, Stream, event_audit
 from dpbandits.audit.confidence import detectable_loss, epsilon_lower_bound, runs_for_power
-from dpbandits.audit.testers import SamplePlan
+from dpbandits.audit.sequential import SamplePlan
 from dpbandits.audit.toys import LaplaceMechanism
 from dpbandits.reference.privacy import Guarantee
 

@@ -23,7 +23,7 @@ _WHERE = {
     "AuditResult": "result",
     "audit": "runner", "audit_algorithm": "runner", "audit_all": "runner",
     "claims_table": "runner", "controls": "runner", "replace_rows": "runner",
-    "event_audit": "testers", "exact_audit": "testers", "pair_privacy_loss": "testers",
+    "event_audit": "testers", "exact_audit": "testers", "pair_privacy_loss": "scores",
     "ToyThreshold": "toys",
     "CounterMechanism": "whitebox", "InternalStatistics": "whitebox", "Stream": "whitebox",
     "stream_pairs": "whitebox",

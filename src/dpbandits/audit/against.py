@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .testers import SamplePlan
+from .sequential import SamplePlan
 
 __all__ = ["audit_against", "audit_observed", "Claiming", "first_dependent_round",
            "audit_horizon", "planned_horizon", "could_not_test", "blind_spots", "WINDOW", "AGAINST_SAMPLES",
@@ -68,7 +68,7 @@ Lazy-UCB that releases its whole history was caught in 5 of 5 seeds at a fixed 1
 of 5 at 2 000."""
 
 PLAN = SamplePlan()
-"""The test sample of an audit against ALGO (:class:`~dpbandits.audit.testers.SamplePlan`):
+"""The test sample of an audit against ALGO (:class:`~dpbandits.audit.sequential.SamplePlan`):
 sized for a loss of twice the claim on an event as frequent as the chosen one, at power 0.8,
 at least 1000 runs per side, read in three looks at level alpha / 3 each."""
 

@@ -95,7 +95,8 @@ HEADER_NESTING = 4
 """Most brackets a reply header may hold: ours has one list, so nesting stays bounded."""
 
 PRELOAD: list[str] = ["dpbandits.audit.result", "dpbandits.audit.confidence",
-                      "dpbandits.audit.testers", "dpbandits.audit.against",
+                      "dpbandits.audit.testers", "dpbandits.audit.scores",
+                      "dpbandits.audit.sequential", "dpbandits.audit.against",
                       "dpbandits.audit.pairs", "dpbandits.audit.design",
                       "dpbandits.audit.mechanism", "dpbandits.audit.whitebox"]
 """Modules the auditor needs after a candidate has run, imported before the first host starts:
