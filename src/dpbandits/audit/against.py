@@ -31,7 +31,6 @@ then *could not test*, never a verdict (exit status 3 on the command line).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -219,12 +218,12 @@ def audit_observed(candidate: Claiming, pairs: list, *, samples: int, n_selectio
     """The event audit of ``candidate`` on ``pairs`` (``samples`` test runs per side, or at most
     that many with a ``plan``), with the number of distinct outputs seen on the tested pair in
     ``counts["distinct_outputs"]`` and ``notes`` appended."""
-    from .testers import event_audit
+    from .testers import event_result, event_stages
 
-    result = event_audit(candidate, pairs, n_selection=n_selection, n_test=samples, alpha=alpha,
-                         seed=seed, progress=progress, plan=plan)
-    counts = {**result.counts, "distinct_outputs": candidate.distinct_outputs(result.pair)}
-    return replace(result, counts=counts, notes=tuple(notes) + tuple(result.notes))
+    stages = event_stages(candidate, pairs, n_selection=n_selection, n_test=samples, alpha=alpha,
+                          seed=seed, progress=progress, plan=plan)
+    distinct = candidate.distinct_outputs(stages.selection.pair.to_dict())
+    return event_result(stages, notes=notes, counts={"distinct_outputs": distinct})
 
 
 def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str | None = None,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -28,7 +27,7 @@ from .mechanism import Mechanism, RegistryMechanism
 from .design import DESIGNED_ARMS, designed_horizon, designed_pairs, designed_selection
 from .pairs import DEFAULT_ARMS, Pair, candidate_pairs, known_pairs
 from .result import AuditResult
-from .testers import event_audit
+from .testers import EventStages, event_result, event_stages
 from .toys import TOY_VARIANTS, ToyThreshold
 from .whitebox import CounterMechanism, InternalStatistics, stream_pairs
 
@@ -60,12 +59,20 @@ def audit(mechanism: Mechanism, pairs: list[Pair] | None = None, *, samples: int
             mechanism.workers = check_positive_int(workers, "workers")
         if client is not None:
             mechanism.client = client
+    return event_result(_stages(mechanism, pairs, samples=samples, alpha=alpha, seed=seed, T=T,
+                                progress=progress, n_selection=n_selection))
+
+
+def _stages(mechanism: Mechanism, pairs: list[Pair] | None, *, samples: int, alpha: float,
+            seed: int, T: int, progress: Callable[[str], None] | None,
+            n_selection: int | None) -> EventStages:
+    """The selection and test stages of :func:`audit` (the arguments checked there)."""
     if pairs is None:
         pairs = candidate_pairs(mechanism.K, T, boundaries=mechanism.epoch_boundaries(T),
                                 row_zero=getattr(mechanism, "observes_round_zero", False))
     n_selection = max(2000, samples // 5) if n_selection is None else n_selection
-    return event_audit(mechanism, pairs, n_selection=n_selection, n_test=samples,
-                       alpha=alpha, seed=seed, progress=progress)
+    return event_stages(mechanism, pairs, n_selection=n_selection, n_test=samples,
+                        alpha=alpha, seed=seed, progress=progress)
 
 
 def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = None,
@@ -109,10 +116,10 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
             **({"relation": relation} if relation is not None else {}))
     if getattr(mechanism, "feedback", "") == "semi":
         pairs = [p for p in pairs if p.D0.X0 is not None] or pairs
-    result = audit(mechanism, pairs, samples=samples, alpha=alpha, seed=seed, T=T, progress=progress,
-                   n_selection=n_selection)
-    used = sorted(getattr(mechanism, "backends_used", ()))
-    return replace(result, backend=",".join(used)) if used else result
+    samples = check_positive_int(samples, "samples", minimum=100)
+    stages = _stages(mechanism, pairs, samples=samples, alpha=alpha, seed=seed, T=T,
+                     progress=progress, n_selection=n_selection)
+    return event_result(stages, backend=",".join(stages.backends))
 
 
 def controls(epsilon: float = 1.0, *, samples: int = 50_000, alpha: float = 0.05,

@@ -5,7 +5,7 @@ and read in looks (:class:`SamplePlan`), or drawn at once at a fixed size
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -15,7 +15,7 @@ from .mechanism import Mechanism
 from .pairs import Pair
 from .scores import Event, action_features, orient, reads_outputs
 
-__all__ = ["SamplePlan", "draw_test_scores", "sequential_test", "score_chunk"]
+__all__ = ["SamplePlan", "Tested", "draw_test_scores", "sequential_test", "score_chunk"]
 
 
 def score_chunk(event: Event, outputs: np.ndarray, step: int, K: int) -> np.ndarray:
@@ -23,6 +23,29 @@ def score_chunk(event: Event, outputs: np.ndarray, step: int, K: int) -> np.ndar
     if reads_outputs(event.score_name):
         return event.score(outputs)
     return event.score(action_features(outputs, step, K))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tested:
+    """The test stage's result: the chosen event's scores on the test sample of each table
+    (``scores0`` on D0, ``scores1`` on D1, as many runs each), the hypotheses its bound is
+    corrected for (the looks; 1 at a fixed size), the notes for the result and the facts for
+    its counts (the looks, the planned, largest and power-need sizes)."""
+
+    scores0: np.ndarray
+    scores1: np.ndarray
+    hypotheses: int = 1
+    notes: tuple[str, ...] = ()
+    facts: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        """Test runs per side."""
+        return len(self.scores0)
+
+    def counts(self, event: Event) -> tuple[int, int]:
+        """The runs of each table's test sample in the event."""
+        return int(event.member(self.scores0).sum()), int(event.member(self.scores1).sum())
 
 
 def draw_test_scores(mechanism: Mechanism, event: Event, pair: Pair, n_test: int,
@@ -115,10 +138,11 @@ def _planned_size(plan: SamplePlan, event: Event, n_max: int, alpha: float,
 def sequential_test(mechanism: Mechanism, event: Event, pair: Pair, plan: SamplePlan,
                      n_max: int, alpha: float, claimed_eps: float | None, claimed_delta: float,
                      seeds: tuple[int, int], workers: Any,
-                     progress: Callable[[str], None] | None):
+                     progress: Callable[[str], None] | None) -> Tested:
     """Step 2 in looks (:class:`SamplePlan`): the event's scores on both tables, drawn look by
-    look until the verdict is decided or the planned sample is spent. Returns the scores of
-    every run drawn, the bound at the last look, and the facts for the result."""
+    look until the verdict is decided or the planned sample is spent: the scores of every run
+    drawn, with the looks as the hypotheses, the sentence that says how the sample was sized and
+    where it stopped, and the facts for the result's counts."""
     from .confidence import clopper_pearson_lower, clopper_pearson_upper
 
     planned, need, why = _planned_size(plan, event, n_max, alpha, claimed_eps, claimed_delta)
@@ -157,5 +181,6 @@ def sequential_test(mechanism: Mechanism, event: Event, pair: Pair, plan: Sample
             f"stops); stopped at look {sizes.index(drawn) + 1} ({drawn} runs per side): {stopped}")
     facts = {"looks": looks, "look": sizes.index(drawn) + 1, "planned_n_test": planned,
              "max_n_test": n_max, "power_n_test": need}
-    return np.concatenate(scores0), np.concatenate(scores1), bound, looks, note, facts
+    return Tested(scores0=np.concatenate(scores0), scores1=np.concatenate(scores1),
+                  hypotheses=looks, notes=(note,), facts=facts)
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import time
 from contextlib import nullcontext
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -41,9 +42,10 @@ from .pairs import Pair
 from .result import AuditResult
 from .scores import (NO_EVENT, Event, ExactScore, action_features, fitted_event, orient,
                      pair_privacy_loss)
-from .sequential import SamplePlan, draw_test_scores, sequential_test
+from .sequential import SamplePlan, Tested, draw_test_scores, sequential_test
 
-__all__ = ["action_features", "event_audit", "exact_audit", "pair_privacy_loss", "SamplePlan"]
+__all__ = ["action_features", "event_audit", "event_stages", "event_result", "exact_audit",
+           "pair_privacy_loss", "SamplePlan", "Selection", "EventStages"]
 
 
 def _seeds(seed: int, count: int) -> list[int]:
@@ -217,6 +219,33 @@ def _select_overlapped(mechanism: Mechanism, exact, pairs: list[Pair], n_selecti
         pool.shutdown(wait=False, cancel_futures=True)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Selection:
+    """The selection stage's result: the chosen event and the pair it was chosen on, among
+    ``pairs`` candidate pairs of ``n_selection`` runs per side each."""
+
+    event: Event
+    pair: Pair
+    pairs: int
+    n_selection: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventStages:
+    """The stages of an event audit, before its result: the selection, the test, the exact model
+    (None for a black box), the claim and the level, and the engine backends that ran."""
+
+    selection: Selection
+    tested: Tested
+    exact: Any
+    claimed: tuple[float | None, float, str]
+    alpha: float
+    backends: tuple[str, ...]
+    label: str
+    claim_status: str
+    started: float
+
+
 def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 20_000,
                 n_test: int = 50_000, alpha: float = 0.05, seed: int = 0,
                 progress: Callable[[str], None] | None = None,
@@ -227,51 +256,78 @@ def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 2
     1 - alpha (Clopper-Pearson, one hypothesis on the test sample). With a ``plan``
     (:class:`SamplePlan`) ``n_test`` is the most the test draws: the sample is sized from its
     power need and read in looks, the bound then at level alpha / looks at each look
-    (``hypotheses`` = looks), valid at 1 - alpha whichever look it stops at.
+    (``hypotheses`` = looks), valid at 1 - alpha whichever look it stops at. The stages are
+    :func:`event_stages`, the result :func:`event_result`.
     """
+    return event_result(event_stages(mechanism, pairs, n_selection=n_selection, n_test=n_test,
+                                     alpha=alpha, seed=seed, progress=progress, plan=plan))
+
+
+def event_stages(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 20_000,
+                 n_test: int = 50_000, alpha: float = 0.05, seed: int = 0,
+                 progress: Callable[[str], None] | None = None,
+                 plan: SamplePlan | None = None) -> EventStages:
+    """The selection and the test of :func:`event_audit` (same arguments), each stage's result."""
     if not pairs:
         raise DPBanditsError("an audit needs at least one candidate pair")
     if n_selection // 2 < 10:
         raise DPBanditsError(f"n_selection must be at least 20, got {n_selection}")
-    start = time.perf_counter()
+    started = time.perf_counter()
     claimed_eps, claimed_delta, relation = _claim(mechanism)
     seeds = _seeds(seed, 2 * len(pairs) + 2)
     exact = mechanism.exact_model()
-    notes: tuple[str, ...] = ()
-    facts: dict = {}
-    hypotheses = 1
     with _Workers(mechanism) as workers, (_OneBlasThread() if plan is not None else nullcontext()):
         best = _select_event(mechanism, exact, pairs, n_selection, seeds, alpha, claimed_delta,
                              progress, workers, overlap=plan is not None)
-        pair = pairs[best.pair_index]
+        selection = Selection(event=best, pair=pairs[best.pair_index], pairs=len(pairs),
+                              n_selection=n_selection)
         if progress:
-            progress(f"test: {best.describe()} on {pair.description}")
+            progress(f"test: {best.describe()} on {selection.pair.description}")
         if plan is None:
-            s0, s1 = draw_test_scores(mechanism, best, pair, n_test, (seeds[-2], seeds[-1]), workers)
+            s0, s1 = draw_test_scores(mechanism, best, selection.pair, n_test,
+                                      (seeds[-2], seeds[-1]), workers)
+            tested = Tested(scores0=s0, scores1=s1)
         else:
-            s0, s1, _, hypotheses, note, facts = sequential_test(
-                mechanism, best, pair, plan, n_test, alpha, claimed_eps, claimed_delta,
-                (seeds[-2], seeds[-1]), workers, progress)
-            notes = (note,)
-            n_test = len(s0)
-    k0, k1 = int(best.member(s0).sum()), int(best.member(s1).sum())
+            tested = sequential_test(mechanism, best, selection.pair, plan, n_test, alpha,
+                                     claimed_eps, claimed_delta, (seeds[-2], seeds[-1]), workers,
+                                     progress)
+    return EventStages(selection=selection, tested=tested, exact=exact,
+                       claimed=(claimed_eps, claimed_delta, relation), alpha=alpha,
+                       backends=tuple(sorted(getattr(mechanism, "backends_used", ()))),
+                       label=mechanism.label,
+                       claim_status=getattr(getattr(mechanism, "claim", None), "status", ""),
+                       started=started)
+
+
+def event_result(stages: EventStages, *, notes: tuple[str, ...] = (),
+                 counts: dict | None = None, backend: str = "") -> AuditResult:
+    """The result of an event audit, built once from its stages: the bound on the test sample
+    at level alpha over the test's hypotheses, the estimate, and for an exact model the
+    certificate and the pair's exact loss. ``notes`` come before the test's, ``counts`` after
+    the test's counts; ``backend`` is the engine's backend to record (empty: none)."""
+    selection, tested = stages.selection, stages.tested
+    best, pair, n_test = selection.event, selection.pair, tested.n
+    claimed_eps, claimed_delta, relation = stages.claimed
+    k0, k1 = tested.counts(best)
     kb, nb, ks, ns = orient(k0, k1, n_test, n_test, best.upper)
-    bound = epsilon_lower_bound(kb, nb, ks, ns, alpha, hypotheses, claimed_delta)
+    bound = epsilon_lower_bound(kb, nb, ks, ns, stages.alpha, tested.hypotheses, claimed_delta)
     direction = "P1(S) vs P0(S)" if best.upper else "P0(S) vs P1(S)"
     certificate = exact_eps = None
-    if exact is not None:
-        certificate = float(max(np.max(s1), np.max(-s0)))
-        exact_eps = pair_privacy_loss(exact, pair)
+    if stages.exact is not None:
+        certificate = float(max(np.max(tested.scores1), np.max(-tested.scores0)))
+        exact_eps = pair_privacy_loss(stages.exact, pair)
     return AuditResult(
-        mechanism=mechanism.label, claimed_epsilon=claimed_eps, claimed_delta=claimed_delta,
-        relation=relation, method="exact-score event" if exact is not None else "event",
-        epsilon_lower_bound=bound, alpha=alpha, hypotheses=hypotheses, n_selection=n_selection,
-        n_test=n_test, event=f"{best.describe()} ({direction})", pair=pair.to_dict(),
+        mechanism=stages.label, claimed_epsilon=claimed_eps, claimed_delta=claimed_delta,
+        relation=relation, method="exact-score event" if stages.exact is not None else "event",
+        epsilon_lower_bound=bound, alpha=stages.alpha, hypotheses=tested.hypotheses,
+        n_selection=selection.n_selection, n_test=n_test,
+        event=f"{best.describe()} ({direction})", pair=pair.to_dict(),
         counts={"in_S_D0": k0, "n_D0": n_test, "in_S_D1": k1, "n_D1": n_test,
-                "candidate_pairs": len(pairs), **facts},
-        seconds=time.perf_counter() - start, epsilon_estimate=epsilon_estimate(kb, nb, ks, ns),
-        certificate=certificate, exact_epsilon=exact_eps, notes=notes,
-        claim_status=getattr(getattr(mechanism, "claim", None), "status", ""))
+                "candidate_pairs": selection.pairs, **tested.facts, **(counts or {})},
+        seconds=time.perf_counter() - stages.started,
+        epsilon_estimate=epsilon_estimate(kb, nb, ks, ns), certificate=certificate,
+        exact_epsilon=exact_eps, notes=tuple(notes) + tested.notes,
+        claim_status=stages.claim_status, backend=backend)
 
 
 def exact_audit(mechanism: Mechanism, pairs: list[Pair], *, n: int = 20_000, alpha: float = 0.05,

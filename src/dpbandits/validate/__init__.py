@@ -8,7 +8,8 @@ their output distributions with two-sample tests under Holm's correction, audits
 against the reference's privacy claim and holds its regret against the explicit bounds.
 :mod:`~dpbandits.validate.core` states the design and the guarantees and runs the stages
 (checking and loading, arm or base comparisons, correction, privacy, regret, summary; one module
-each), :mod:`~dpbandits.validate.stats` the tests, :mod:`~dpbandits.validate.figures` the plots and
+each; each stage's frozen result in :mod:`~dpbandits.validate.stages`),
+:mod:`~dpbandits.validate.stats` the tests, :mod:`~dpbandits.validate.figures` the plots and
 :mod:`dpbandits.cli.validate` the command.
 """
 

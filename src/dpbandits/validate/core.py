@@ -5,7 +5,8 @@ the problem built (:mod:`~dpbandits.validate.loading`), the two samples (here), 
 for arms (:mod:`~dpbandits.validate.arms`) or for bases (:mod:`~dpbandits.validate.bases`), the
 correction (:mod:`~dpbandits.validate.correction`), the privacy audit
 (:mod:`dpbandits.audit.against`), the regret checks (:mod:`~dpbandits.validate.regret`) and the
-verdicts (:mod:`~dpbandits.validate.summary`).
+verdicts (:mod:`~dpbandits.validate.summary`). Each stage returns a frozen result of its own
+(:mod:`~dpbandits.validate.stages`), and the summary :class:`Validation` is built once from them.
 
 **Samples.** The candidate (any :class:`~dpbandits.audit.mechanism.Mechanism`: a single-run
 act/observe policy or a function of the table through :mod:`dpbandits.audit.adapters`, a program
@@ -70,6 +71,7 @@ from .arms import checkpoints_for, rounds_for
 from .correction import ACTIONS, Comparison, corrected
 from .defaults import DEFAULT_HORIZON, DEFAULT_RUNS, DEFAULT_SETTING, MIN_RUNS
 from .loading import Request, check_request, semi_bandit_matroid
+from .stages import Alternatives, Behaviour, Difference, Planted, Privacy, Setup
 from .summary import PATH_ONLY, Validation
 from ..audit import isolation
 
@@ -229,13 +231,13 @@ def run_checked(candidate: Any, request: Request,
                                  samples=request.audit_samples, alpha=request.alpha,
                                  seed=_seed(s_audit), progress=progress)
 
-    def judged(say: Callable[[str], None]) -> Validation:
-        return _judge(candidate, request, reference.variant, label, samples, table,
-                      (s_tests, s_tries, side), say, explain)
+    def judged(say: Callable[[str], None]) -> tuple:
+        return _judge(request, reference.variant, samples, table, (s_tests, s_tries, side), say,
+                      explain)
 
     if audit_job is None:
         try:
-            result = judged(say)
+            stages = judged(say)
         except BaseException:
             side.stop()
             raise
@@ -252,45 +254,64 @@ def run_checked(candidate: Any, request: Request,
             background.stop()
             side.stop()
             raise
-        result = background.result()
-    if epsilon is None:
-        result.privacy_note = f"{against} makes no privacy claim"
-    elif audit is None:
-        result.privacy_note = "audit skipped (audit_samples = 0)"
-    else:
-        claim_source = RegistryMechanism(against, K, epsilon, reference.variant, params,
-                                         T=request.audit_horizon or T)
-        result.privacy_note = f"{against}'s claim: {claim_source.claim.summary()}"
-        result.audit = audit
-    return result
+        stages = background.result()
+    setup = _setup(candidate, request, reference.variant, label)
+    privacy = _privacy(request, reference.variant, audit)
+    return Validation.of_stages(setup, *stages[:4], privacy, stages[4])
 
 
-def _judge(candidate: Any, request: Request, variant: str | None, label: str, samples: dict,
-           table: Any, sequences: tuple, say: Callable[[str], None], explain: bool) -> Validation:
-    """The behaviour's tests and verdict, the explanation stages and the regret checks, from the
-    two samples (everything of the validation but the privacy audit)."""
+def _setup(candidate: Any, request: Request, variant: str | None, label: str) -> Setup:
+    """The loading stage's result: the request as checked, the candidate's label, the problem."""
     from ..candidates import filled_note
-    from .regret import check_regret_bounds, record_curves
+
+    problem = request.problem
+    return Setup(algorithm=request.against,
+                 variant=variant if len(request.cls.variants) > 1 else None,
+                 epsilon=request.epsilon, candidate=label, K=problem.K, T=request.T,
+                 runs=request.runs, seed=request.seed, alpha=request.alpha, power=request.power,
+                 means=[float(x) for x in problem.means],
+                 matroid=repr(problem.matroid) if request.semi else "",
+                 super_arm_size=problem.k if request.semi else 0,
+                 filled_note=filled_note(getattr(candidate, "reference", None), problem.K,
+                                         request.T, request.epsilon, request.params))
+
+
+def _privacy(request: Request, variant: str | None, audit: Any) -> Privacy:
+    """The privacy stage's result: the audit (None when ALGO makes no claim or it was skipped)
+    and the sentence about ALGO's claim at the audited horizon."""
+    from ..audit.mechanism import RegistryMechanism
+
+    against, epsilon = request.against, request.epsilon
+    if epsilon is None:
+        return Privacy(note=f"{against} makes no privacy claim")
+    if audit is None:
+        return Privacy(note="audit skipped (audit_samples = 0)")
+    claim_source = RegistryMechanism(against, request.K, epsilon, variant, request.params,
+                                     T=request.audit_horizon or request.T)
+    return Privacy(audit=audit, note=f"{against}'s claim: {claim_source.claim.summary()}")
+
+
+def _judge(request: Request, variant: str | None, samples: dict, table: Any, sequences: tuple,
+           say: Callable[[str], None], explain: bool) -> tuple:
+    """The behaviour's tests, the explanation stages and the regret checks, from the two samples
+    (every stage of the validation but the loading and the privacy audit): their results
+    (:class:`Behaviour`, :class:`Difference`, :class:`Alternatives`, :class:`Planted`,
+    :class:`Regret`)."""
+    from .regret import regret_stage
 
     s_tests, s_tries, side = sequences
-    problem, cls, T = request.problem, request.cls, request.T
+    problem = request.problem
     say("behaviour: two-sample tests")
     test_rng = np.random.default_rng(s_tests)
     rows = [row for name, (c, r) in samples.items() for row in problem.compare(name, c, r, test_rng)]
-    result = Validation(request.against, variant if len(cls.variants) > 1 else None,
-                        request.epsilon, label, problem.K, T, request.runs, request.seed,
-                        request.alpha, request.power, [float(x) for x in problem.means],
-                        corrected(rows, request.alpha, request.power))
-    if request.semi:
-        result.matroid, result.super_arm_size = repr(problem.matroid), problem.k
-    result.filled_note = filled_note(getattr(candidate, "reference", None), problem.K, T,
-                                     request.epsilon, request.params)
-    record_curves(result, problem, samples["fresh"])
-    _explain(result, request, samples, table, s_tries, side, say, explain)
+    behaviour = Behaviour(comparisons=corrected(rows, request.alpha, request.power))
+    difference, alternatives, planted = _explain(behaviour, request, samples, table, s_tries,
+                                                 side, say, explain)
     say("regret: checks against the bounds")
-    check_regret_bounds(result, request.against, variant, cls.needs_horizon,
-                        problem.bound_values())
-    return result
+    regret = regret_stage(problem, samples["fresh"], T=request.T, against=request.against,
+                          variant=variant, needs_horizon=request.cls.needs_horizon,
+                          epsilon=request.epsilon, alpha=request.alpha)
+    return behaviour, difference, alternatives, planted, regret
 
 
 class _Stopped(Exception):
@@ -350,26 +371,27 @@ class _Background:
         return self._value
 
 
-def _explain(result: Validation, request: Request, samples: dict, table: Any,
+def _explain(behaviour: Behaviour, request: Request, samples: dict, table: Any,
              s_tries: np.random.SeedSequence, side: _Background, say: Callable[[str], None],
-             explain: bool) -> None:
+             explain: bool) -> tuple[Difference, Alternatives, Planted]:
     """The exact first difference on the fixed table; whether any round could differ at this
     horizon and, with ``explain``, the planted variants' detection (a conforming candidate),
     both from the reference's side (``side``, run beside the candidate); with ``explain``, the
     alternatives tried against a differing one: :mod:`~dpbandits.validate.power`."""
     from .power import first_action_difference, try_alternatives
 
-    result.first_action_difference = first_action_difference(*samples["fixed"])
-    if explain and result.behaviour in ("differs", PATH_ONLY):
+    first = first_action_difference(*samples["fixed"])
+    if explain and behaviour.rejects:
         side.stop()                     # its planted variants are not needed
         from .loading import dependence
 
-        result.untestable = dependence(request)
-        result.alternatives = try_alternatives(request, samples, table, s_tries, say)
-        return
-    result.untestable, planted = side.result()
-    if explain and result.untestable is None:
-        result.power_checks = planted
+        difference = Difference(first_action_difference=first, untestable=dependence(request))
+        tried = try_alternatives(request, samples, table, s_tries, say)
+        return difference, Alternatives(tried=tried), Planted()
+    untestable, planted = side.result()
+    difference = Difference(first_action_difference=first, untestable=untestable)
+    return difference, Alternatives(), Planted(checks=planted if explain and untestable is None
+                                               else [])
 
 
 def _single_runs(candidate: Any, requests: list[tuple[Any, int, int]]) -> list[np.ndarray]:

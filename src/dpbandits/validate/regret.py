@@ -13,24 +13,26 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CURVE_POINTS", "record_curves", "check_regret_bounds", "usable_bounds"]
+from .stages import Regret
+
+__all__ = ["CURVE_POINTS", "curves", "regret_stage", "usable_bounds"]
 
 CURVE_POINTS = 40
 """Checkpoints of the regret curves that are plotted and held against the bounds."""
 
 
-def record_curves(result: Any, problem: Any, fresh: tuple[np.ndarray, np.ndarray]) -> None:
-    """Put the fresh sample's regret and pull curves of the candidate and the reference (in that
-    order in ``fresh``) into ``result.curves`` (:class:`~dpbandits.validate.summary.Validation`)."""
-    T = result.T
+def curves(problem: Any, T: int, fresh: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:
+    """The fresh sample's regret and pull curves of the candidate and the reference (in that
+    order in ``fresh``): ``regret_checkpoints``, ``regret`` (name -> per-run pseudo-regret),
+    ``pull_checkpoints`` and ``pulls`` (name -> mean pulls per arm)."""
     points = np.unique(np.geomspace(1, T, CURVE_POINTS).round().astype(np.int64))
-    result.curves["regret_checkpoints"] = points
-    result.curves["regret"] = {name: np.cumsum(problem.regret(actions), axis=1)[:, points - 1]
-                               for name, actions in zip(("candidate", "reference"), fresh)}
     pull_points = np.unique(np.linspace(1, T, CURVE_POINTS).round().astype(np.int64))
-    result.curves["pull_checkpoints"] = pull_points
-    result.curves["pulls"] = {name: problem.pulls(actions, pull_points).mean(axis=0)
-                              for name, actions in zip(("candidate", "reference"), fresh)}
+    return {"regret_checkpoints": points,
+            "regret": {name: np.cumsum(problem.regret(actions), axis=1)[:, points - 1]
+                       for name, actions in zip(("candidate", "reference"), fresh)},
+            "pull_checkpoints": pull_points,
+            "pulls": {name: problem.pulls(actions, pull_points).mean(axis=0)
+                      for name, actions in zip(("candidate", "reference"), fresh)}}
 
 
 def usable_bounds(against: str, variant: str | None, values: dict[str, Any]) -> tuple[list, list[str]]:
@@ -60,31 +62,36 @@ def usable_bounds(against: str, variant: str | None, values: dict[str, Any]) -> 
     return usable, skipped
 
 
-def check_regret_bounds(result: Any, against: str, variant: str | None, needs_horizon: bool,
-                        values: dict[str, Any]) -> None:
-    """Hold the fresh sample's regret against every usable upper bound about ALGO; ``values``
-    are the problem's symbols (``bound_values()`` of :class:`~dpbandits.validate.arms.Arms` and
+def regret_stage(problem: Any, fresh: tuple[np.ndarray, np.ndarray], *, T: int,
+                 against: str, variant: str | None, needs_horizon: bool,
+                 epsilon: float | None, alpha: float) -> Regret:
+    """The regret stage: the curves of the fresh sample (candidate and reference, in that order
+    in ``fresh``) held against every usable upper bound about ALGO, at level ``1 - alpha``; the
+    problem's symbols are its ``bound_values()`` (:class:`~dpbandits.validate.arms.Arms`,
     :class:`~dpbandits.validate.bases.Bases`)."""
+    drawn = curves(problem, T, fresh)
     try:
         from ..bounds import RegretCurve, check_regret
     except ImportError as error:                    # the bounds package is optional here
-        result.regret_note = f"no bound available: dpbandits.bounds cannot be imported ({error})"
-        return
-    values = dict(values)
-    if result.epsilon is not None:
-        values["epsilon"] = result.epsilon
+        return Regret(curves=drawn, note=f"no bound available: dpbandits.bounds cannot be "
+                                         f"imported ({error})")
+    values = dict(problem.bound_values())
+    if epsilon is not None:
+        values["epsilon"] = epsilon
     usable, skipped = usable_bounds(against, variant, values)
+    checks = []
     for bound in usable:
         args = {k: v for k, v in values.items() if k in bound.symbols}
-        checks = {name: check_regret(RegretCurve.from_runs(result.curves["regret_checkpoints"],
-                                                           result.curves["regret"][name]), bound, alpha=result.alpha,
-                                     anytime=not needs_horizon, **args)
-                  for name in ("candidate", "reference")}
-        result.regret_checks.append({"bound": bound.key, **checks})
+        checks.append({"bound": bound.key,
+                       **{name: check_regret(RegretCurve.from_runs(drawn["regret_checkpoints"],
+                                                                   drawn["regret"][name]),
+                                             bound, alpha=alpha, anytime=not needs_horizon,
+                                             **args)
+                          for name in ("candidate", "reference")}})
     notes = []
     if not usable:
         notes.append(f"no bound available: the catalogue has no explicit upper bound about {against}"
                      + (" that applies here" if skipped else ""))
     if skipped:
         notes.append("not used: " + "; ".join(skipped))
-    result.regret_note = "; ".join(notes)
+    return Regret(curves=drawn, checks=checks, note="; ".join(notes))

@@ -30,9 +30,11 @@ COULD_NOT_TEST = "could not test"
 reference's actions do not depend on the rewards at this horizon (exit status 3)."""
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class Validation:
-    """The answer of :func:`validate`: behaviour, privacy and regret, with everything behind them."""
+    """The answer of :func:`validate`: behaviour, privacy and regret, with everything behind them.
+
+    Built once, from the stages' results (:meth:`of_stages`), and not changed after."""
 
     algorithm: str
     variant: str | None
@@ -74,6 +76,20 @@ class Validation:
     filled_note: str = ""
     """Which of the reference's values a candidate requiring them gets (DP-SE's beta = 1/T):
     :func:`dpbandits.candidates.filled_note`; empty when none is set from the problem."""
+
+    @classmethod
+    def of_stages(cls, setup: Any, behaviour: Any, difference: Any, alternatives: Any,
+                  planted: Any, privacy: Any, regret: Any) -> "Validation":
+        """The summary of the stages' results (:mod:`~dpbandits.validate.stages`)."""
+        return cls(algorithm=setup.algorithm, variant=setup.variant, epsilon=setup.epsilon,
+                   candidate=setup.candidate, K=setup.K, T=setup.T, runs=setup.runs,
+                   seed=setup.seed, alpha=setup.alpha, power=setup.power, means=setup.means,
+                   matroid=setup.matroid, super_arm_size=setup.super_arm_size,
+                   filled_note=setup.filled_note, comparisons=behaviour.comparisons,
+                   first_action_difference=difference.first_action_difference,
+                   untestable=difference.untestable, alternatives=alternatives.tried,
+                   power_checks=planted.checks, audit=privacy.audit, privacy_note=privacy.note,
+                   curves=regret.curves, regret_checks=regret.checks, regret_note=regret.note)
 
     @property
     def behaviour(self) -> str:
