@@ -266,6 +266,27 @@ class ExtraReleaseWhenHigh(_Lazy):
 
 
 @pytest.mark.exact
+class RawNumpyNoise(AnytimeLazyUCB):
+    """The first-round release drawn with numpy directly, outside the noise source."""
+
+    def observe(self, t, actions, feedback):
+        drawn = anytime_lazy_ucb.laplace
+        anytime_lazy_ucb.laplace = lambda rng, scale, size: rng.laplace(0.0, scale, size)
+        try:
+            return super().observe(t, actions, feedback)
+        finally:
+            anytime_lazy_ucb.laplace = drawn
+
+
+def test_an_unbounded_release_is_named_in_the_findings():
+    """A release whose noise the accountant did not see drawn costs an unbounded loss; the
+    bound says which release and why, not only inf."""
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=4, policy_class=RawNumpyNoise)
+    assert math.isinf(bound.epsilon)
+    assert any("release of round 1 has no fresh declared draw" in f for f in bound.findings), \
+        bound.findings
+
+
 def test_a_schedule_that_reads_a_released_value_is_not_a_proof_for_every_noise_draw():
     """The threshold is crossed on neither noise seed of the enumeration, so the releases are
     the honest ones on every sequence and table; the noise probe's run still sees the

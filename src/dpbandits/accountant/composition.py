@@ -97,6 +97,25 @@ def release_loss(release: Release, row: int) -> float:
     return float((s / scale).sum())
 
 
+def unbounded_release(release: Release) -> str:
+    """Why a release that contains some row costs an unbounded loss, or '' (the reasons of
+    :func:`release_loss`, for a finding)."""
+    if not any(np.any(release.sensitivity(row) > 0) for row in release.rows()):
+        return ""
+    where = f"the {release.kind} release of round {release.step}"
+    if not release.fresh:
+        return (f"{where} has no fresh declared draw (noise not drawn through "
+                f"dpbandits.reference.noise, or a noise value used twice): its loss is unbounded")
+    if release.law:
+        return ""               # the trace's own finding names the operation and its line
+    if release.kind == "argmax" and not release.values_read:
+        return ""
+    if release.family != "laplace":
+        return (f"{where} adds {release.family} noise to released values: the ratio of its "
+                f"densities is unbounded")
+    return ""
+
+
 def row_losses(tr: Trace) -> dict[int, list[float]]:
     """For each row of the table, the loss of every release that contains it (leaks: inf)."""
     out: dict[int, list[float]] = {row: [] for row in tr.rows}
@@ -159,7 +178,10 @@ def account(traces: Trace | Iterable[Trace], delta: float = 0.0, *,
     else:
         assumption = (f"maximum over {n} traced trajectories; release schedule "
                       f"{schedule} on them; other trajectories are not enumerated")
-    findings = tuple(dict.fromkeys(list(findings) + [f for tr in traces for f in tr.findings]))
+    unbounded = [why for tr in traces for release in tr.releases
+                 if (why := unbounded_release(release))]
+    findings = tuple(dict.fromkeys(list(findings) + unbounded[:1]
+                                   + [f for tr in traces for f in tr.findings]))
     return Accounting(epsilon, delta if delta > 0 else 0.0, theorem, worst, per_row,
                       sum(len(t.releases) for t in traces), n, assumption,
                       traces[0].K, traces[0].T, status, schedule, findings[:5], tables,
