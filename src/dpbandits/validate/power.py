@@ -200,7 +200,8 @@ def plants(cls: type, variant: str | None, params: dict[str, Any],
 @dataclass(frozen=True)
 class _Planted:
     """An engine factory: ALGO's factory whose built policies get ``attributes`` set and the
-    attributes of ``scales`` multiplied (a dotted name reaches into a mechanism: ``H.eps_L``)."""
+    attributes of ``scales`` multiplied (a dotted name reaches into a mechanism: ``H.eps_L``;
+    a factor on a generator, ``rng``, multiplies the scale of its Laplace draws)."""
 
     factory: Any
     attributes: tuple[tuple[str, Any], ...]
@@ -215,8 +216,26 @@ class _Planted:
             owner = policy
             for name in path:
                 owner = getattr(owner, name)
-            setattr(owner, key, getattr(owner, key) * factor)
+            value = getattr(owner, key)
+            scaled = (_LaplaceScaled(value, factor) if isinstance(value, np.random.Generator)
+                      else value * factor)
+            setattr(owner, key, scaled)
         return policy
+
+
+class _LaplaceScaled:
+    """A planted noise scale for a generator: its Laplace draws at ``factor`` x the scale the
+    algorithm asks for (the same stream, each draw ``factor`` x the unplanted one); every other
+    draw (ties, Beta samples) is the generator's own. A factor on ``rng`` in ``planted_parts``."""
+
+    def __init__(self, rng: np.random.Generator, factor: float) -> None:
+        self._rng, self._factor = rng, factor
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        return self._rng.laplace(loc, np.multiply(scale, self._factor), size)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rng, name)
 
 
 def _reference_samples(request: Any, change: Change, T: int, table: Any,

@@ -153,6 +153,17 @@ class AdaPKLUCB(PolicyBase):
             "them up to T = 64")
     white_box_statistic = "mu_tilde"
     parameter_domains = {"alpha": Interval(3, None)}
+    planted_parts = {
+        "noise scale alone x 1/2 (every Laplace draw at half its scale; index unchanged)":
+            ("noise scale", {"rng": 0.5}),
+        "bonus alone: the privacy shift alpha ln t / (eps n_a) x 1/2 (eps x 2 in the index; "
+        "noise unchanged)": ("bonus", {"epsilon": 2.0, "rng": 2.0}),
+    }
+    """Planted variants that change one part (what ``validate`` runs to state its power):
+    epsilon x 2 moves the noise Lap(1/(eps n_a)) and the index's alpha ln t / (eps n_a)
+    together; these scale the Laplace draws alone, or double eps and the draws' scale so that
+    only the index's privacy shift moves. The episode schedule (each episode doubles N_a) has no
+    factor to plant."""
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "random", alpha: float = 3.1, index: str = "kl",

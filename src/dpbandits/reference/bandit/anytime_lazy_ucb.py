@@ -60,6 +60,16 @@ class AnytimeLazyUCB(PolicyBase):
             "its smaller bonus (l.4) puts arm 0's next pull at a threshold on mu~_0 below 0: "
             "an event of exact ratio e^eps in the Laplace tail")
     white_box_statistic = "mu_tilde"
+    planted_parts = {
+        "noise scale alone x 1/2 (every Laplace draw at Lap(1/(2 eps)); bonus unchanged)":
+            ("noise scale", {"rng": 0.5}),
+        "bonus alone: 3 ln t / (eps O_j) x 1/2 (eps x 2 in the index; noise unchanged)":
+            ("bonus", {"epsilon": 2.0, "rng": 2.0}),
+    }
+    """Planted variants that change one part (what ``validate`` runs to state its power):
+    epsilon x 2 moves the noise Lap(1/eps) and the bonus's 3 ln t / (eps O_j) together; these
+    scale the Laplace draws alone, or double eps and the draws' scale so that the noise stays
+    Lap(1/eps) and only the bonus moves. The doubling schedule has no factor to plant."""
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:

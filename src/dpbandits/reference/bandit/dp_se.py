@@ -142,6 +142,13 @@ class DPSE(PolicyBase):
     """A factor on the Laplace scale of l.7; 1 is DP-SE. Other values are planted variants only
     (what ``validate`` runs to state its power: ``planted_changes``); the kernel refuses them."""
     planted_changes = {"noise scale x 1/2": {"noise_scale": 0.5}}
+    planted_parts = {
+        "schedule alone: the first epoch's R_1 x 2 (its release and threshold as l.7-l.8 compute "
+        "them from R_1; later epochs by l.5)": ("schedule", {"R": 2.0}),
+    }
+    """A planted variant that changes one part: epsilon x 2 moves the schedule (l.5), the noise
+    (l.7) and the threshold's c_e (l.8) together, ``planted_changes`` the noise alone, this the
+    schedule alone. The threshold 2 (h_e + c_e) has no factor to plant."""
     parameter_domains = {
         "rounding": OneOf(*ROUNDINGS, text="'ceil' (R_e = ceil(max{...}), the reconstruction), "
                           "'plus-one' (floor(max{...}) + 1) or 'ceil-plus-one' (ceil(max{...}) + "

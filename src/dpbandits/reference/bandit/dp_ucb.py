@@ -88,6 +88,13 @@ class DPUCB(PolicyBase):
             "20 000 did not at seed 0)")
     white_box_statistic = "H.value"
     release_structure = "data-independent: every arm's mechanism receives one item per round"
+    planted_parts = {
+        "noise scale alone x 2 (the hybrid mechanisms' budgets x 1/2; the paper's variant is "
+        "the noise alone x 1/2)": ("noise scale", {"H.eps_L": 0.5, "H.eps_B": 0.5}),
+    }
+    """Planted variants that change one part (what ``validate`` runs to state its power): the
+    index has no nu_a, so variant ``paper`` already changes the noise alone (x 1/2) and epsilon
+    x 2 does too; this one doubles it. The radius sqrt(2 ln t / n) has no factor to plant."""
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:

@@ -372,6 +372,14 @@ class DPUCBInt(PolicyBase):
             "v = 1.5, T = 20), whose violating event has probability about 4e-4 and needs about "
             "5e5 runs per side")
     white_box_statistic = "mean_hat"
+    planted_parts = {
+        "noise scale alone x 1/2 (every release at half its Laplace scale n^(v/2 - 1); release "
+        "points unchanged)": ("noise scale", {"rng": 0.5}),
+    }
+    """A planted variant that changes one part (what ``validate`` runs to state its power):
+    epsilon x 2 moves the release points alone (eps sets the interval; the noise n^(v/2 - 1)
+    does not read it), and this moves the noise alone. The radius sqrt(2 ln t / n) has no
+    factor to plant."""
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", v: float = 1.1, delta: float = math.exp(-10),

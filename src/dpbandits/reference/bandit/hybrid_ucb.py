@@ -97,6 +97,17 @@ class HybridUCB(PolicyBase):
         why="with K = 2 the reward of round 3 is the second observation of its arm: leaf 1 of "
             "tree 1, in two released tree nodes and one array")
     white_box_statistic = "mu_tilde"
+    planted_parts = {
+        "noise scale alone x 1/2 (arrays and tree nodes at half their Laplace scale; bonus "
+        "unchanged)": ("noise scale", {"rng": 0.5}),
+        "bonus alone: 6 sqrt 8 log2(t) r_j / (eps O_j) x 1/2 (eps x 2 in eq. (35); noise "
+        "unchanged)": ("bonus", {"epsilon": 2.0, "rng": 2.0, "_array_scale": 0.5}),
+    }
+    """Planted variants that change one part (what ``validate`` runs to state its power):
+    epsilon x 2 moves the noise (arrays Lap(2/eps), nodes Lap(2(r+1)/eps)) and the index's
+    privacy term together; these scale every Laplace draw alone, or double eps and keep every
+    scale (the nodes read eps, the arrays' scale was fixed at the start). The tree and array
+    schedule has no factor to plant."""
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:

@@ -78,6 +78,17 @@ class LazyDPTS(PolicyBase):
             "by the changed reward) is released unclipped near round 64 and read by every "
             "Beta draw up to T = 96; arm 1 pays 1 and stays clipped")
     white_box_statistic = "mu_tilde"
+    planted_parts = {
+        "noise scale alone x 1/2 (every Laplace draw at Lap(1/(2 eps)); shift unchanged)":
+            ("noise scale", {"rng": 0.5}),
+        "bonus alone: the shift 3 log t / (eps O_j) x 1/2 (eps x 2 in l.4; noise unchanged)":
+            ("bonus", {"epsilon": 2.0, "rng": 2.0}),
+    }
+    """Planted variants that change one part (what ``validate`` runs to state its power):
+    epsilon x 2 moves the noise Lap(1/eps) and the optimistic shift of l.4 together; these
+    scale the Laplace draws alone (the Beta draws are untouched), or double eps and the Laplace
+    draws' scale so that only the shift moves. The doubling schedule and the Beta posterior's
+    scale O_j have no factor to plant."""
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", log_base: str | int = "e") -> None:

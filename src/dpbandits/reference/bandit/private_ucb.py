@@ -110,6 +110,16 @@ class PrivateUCB(PolicyBase):
             "the largest mean bound over ten seeds at 20 000 test runs per side "
             "(docs/audit-design.md)")
     white_box_statistic = "trees.value"
+    planted_parts = {
+        "noise scale alone x 1/2 (the trees' node scale; Gamma_t unchanged)":
+            ("noise scale", {"trees.scale": 0.5}),
+        "bonus alone: Gamma_t x 1/2 (eps x 2 in l.5; the trees' noise unchanged)":
+            ("bonus", {"epsilon": 2.0}),
+    }
+    """Planted variants that change one part (what ``validate`` runs to state its power):
+    epsilon x 2 moves the trees' noise and the relaxation Gamma_t together; the trees fix their
+    scale when built, so eps x 2 afterwards moves Gamma_t alone, and the trees' scale x 1/2 the
+    noise alone."""
 
     def __init__(self, K: int, *, epsilon: float, T: int, runs: int = 1, rng,
                  variant: str | None = None, tie_break: str = "first", gamma_rule: str = "t",
