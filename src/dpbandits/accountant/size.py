@@ -4,7 +4,7 @@
 The lockstep trace needs one run per probed cell (O(T^2 K) work); at T = 10^6 it cannot run.
 Here the policy runs a few forced action sequences at once, one run each, and every
 reward-derived value carries its linear form over the cells it came from
-(:class:`~dpbandits.reference.tracer.SymbolicTracer`): a release charges each cell its cost,
+(:class:`~dpbandits.reference.symbolic.SymbolicTracer`): a release charges each cell its cost,
 |coefficient| / scale, in one pass. The cost of every cell is then exact for the traced
 sequences. Every sequence is covered by the **per-arm schedule lemma**, checked, not assumed:
 
@@ -35,8 +35,10 @@ import numpy as np
 from ..errors import DPBanditsError
 from ..reference import noise
 from ..reference.registry import canonical, get, make
-from ..reference.tracer import SymbolicGenerator, SymbolicTracer
-from ..reference.watched import Formed, Leaf, watch
+from ..reference.symbolic import SymbolicGenerator, SymbolicTracer
+from ..reference.formed import Formed
+from ..reference.forms import Leaf
+from ..reference.watched import watch
 
 _TOLERANCE = 1e-9
 _leaves = np.frompyfunc(Leaf, 1, 1)
