@@ -34,11 +34,12 @@ import numpy as np
 
 from ..errors import DPBanditsError
 from ..reference import noise
-from ..reference.registry import canonical, get, make
+from ..reference.registry import canonical, get
 from ..reference.symbolic import SymbolicGenerator, SymbolicTracer
 from ..reference.formed import Formed
 from ..reference.forms import Leaf
 from ..reference.watched import watch
+from .tracing import build_policy
 
 _TOLERANCE = 1e-9
 _leaves = np.frompyfunc(Leaf, 1, 1)
@@ -163,13 +164,8 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
             snap_at.setdefault(t, []).append(h)
     tracer = SymbolicTracer(R, T)
     rng = SymbolicGenerator(seed, tracer)
-    if policy_class is None:
-        policy = make(name, K, epsilon=epsilon, runs=R, rng=rng, variant=variant, T=T, **params)
-    else:
-        kwargs = dict(params, runs=R, rng=rng, variant=variant, epsilon=epsilon)
-        if cls.needs_horizon:
-            kwargs["T"] = T
-        policy = cls(K, **kwargs)
+    policy = build_policy(name, cls, policy_class, K=K, T=T, runs=R, rng=rng, variant=variant,
+                          epsilon=epsilon, params=params)
     rewards = np.random.default_rng(seed + 1)
     W = T + 1
     base = np.arange(R) * W

@@ -186,6 +186,18 @@ class _Run:
                      leak_sites=tuple(tr.leak_sites))
 
 
+
+def build_policy(name: str, cls: type, policy_class: type | None, *, K: int, T: int, runs: int,
+                 rng: Any, variant: str | None, epsilon: float, params: dict[str, Any]) -> Any:
+    """The traced policy: the registered algorithm ``name``, or ``policy_class`` (given T when
+    it needs the horizon), built for ``runs`` runs on the tracing generator ``rng``."""
+    if policy_class is None:
+        return make(name, K, epsilon=epsilon, runs=runs, rng=rng, variant=variant, T=T, **params)
+    kwargs = dict(params, runs=runs, rng=rng, variant=variant, epsilon=epsilon)
+    if cls.needs_horizon:
+        kwargs["T"] = T
+    return cls(K, **kwargs)
+
 def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, seed: int,
            policy_class: type | None, params: dict[str, Any],
            tables: Any, cells: list[tuple[int, int]] | None = None, slots: int = 0) -> _Run:
@@ -238,13 +250,8 @@ def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, se
         tracer = _TableTracer(G, cells, h)
         rng = _TableGenerator(seed, tracer)
     R = G * S
-    if policy_class is None:
-        policy = make(name, K, epsilon=epsilon, runs=R, rng=rng, variant=variant, T=T, **params)
-    else:
-        kwargs = dict(params, runs=R, rng=rng, variant=variant, epsilon=epsilon)
-        if cls.needs_horizon:
-            kwargs["T"] = T
-        policy = cls(K, **kwargs)
+    policy = build_policy(name, cls, policy_class, K=K, T=T, runs=R, rng=rng, variant=variant,
+                          epsilon=epsilon, params=params)
     run = _Run(name, cls, policy, tracer, runs, rows, seed, dict(params), epsilon, K, T)
     if slots:
         run.bits = ((np.arange(2 ** slots)[:, None] >> np.arange(slots)[None, :]) & 1).astype(float)

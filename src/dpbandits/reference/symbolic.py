@@ -8,7 +8,7 @@ import numpy as np
 
 from .formed import Formed
 from .forms import ZERO, _zeros, flatten, forms_of
-from .tracer import ArgmaxOnly, Release, Tracer
+from .tracer import Release, Tracer
 from .watched import _site
 
 __all__ = ["SymbolicTracer", "SymbolicGenerator"]
@@ -138,12 +138,7 @@ class SymbolicTracer(Tracer):
         return self._recorded(record, np.array(out, dtype=float))
 
     def _recorded(self, record: "Release", out: np.ndarray) -> np.ndarray:
-        if self.phase == "act":
-            self.released_in_act = True
-        if record.kind == "argmax":
-            out = out.view(ArgmaxOnly)
-            out._release = record
-        return out
+        return self._handed(record, out)    # charged per cell at release, not kept
 
     def finish(self) -> None:
         """Charge the argmax releases (report-noisy-max), whose values may have been read after

@@ -376,6 +376,10 @@ class Tracer:
         """Keep ``record`` and hand the algorithm ``out``: for an argmax release, a view whose
         argmax is free and any other read charges the values (:class:`ArgmaxOnly`)."""
         self.releases.append(record)
+        return self._handed(record, out)
+
+    def _handed(self, record: "Release", out: np.ndarray) -> np.ndarray:
+        """``out`` as the algorithm gets it (an argmax release as :class:`ArgmaxOnly`)."""
         if self.phase == "act":
             self.released_in_act = True
         if record.kind == "argmax":
