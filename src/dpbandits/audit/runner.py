@@ -22,6 +22,7 @@ from typing import Any, Callable
 from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_seed
 from ..files import write_atomically
 from ..reference.declarations import AuditPreset
+from ..reference.privacy import STATUS_WORD
 from ..reference.registry import ALGORITHMS, Declared, canonical, get
 from .mechanism import Mechanism, RegistryMechanism
 from .design import DESIGNED_ARMS, designed_horizon, designed_pairs, designed_selection
@@ -331,7 +332,8 @@ def claims_table(results: list[AuditResult]) -> str:
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
         claim = "-" if r.claimed_epsilon is None else f"{r.claimed_epsilon:g}-DP [{r.relation}]"
-        lines.append(f"| {r.mechanism} | {claim} | {r.claim_status or '-'} | "
+        status = STATUS_WORD.get(r.claim_status, r.claim_status) or "-"
+        lines.append(f"| {r.mechanism} | {claim} | {status} | "
                      f"{_fmt(r.epsilon_lower_bound)} | {_fmt(r.certificate)} | "
                      f"{_fmt(r.exact_epsilon)} | {r.verdict} | {_bracket(r)} |")
     return "\n".join(lines)

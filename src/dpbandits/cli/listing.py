@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         for variant, claim in info.claims.items():
             default = " (default)" if variant == info.default_variant else ""
             if info.private:
-                claim = _claim_line(info.name, variant, args.epsilon)
+                claim = f"claim {claim}"
             print(f"    {variant + default + ':':<22}{claim}")
             if variant in upper.get(info.name, {}):
                 print(f"    {'':<22}{upper[info.name][variant]['text']}")
@@ -57,20 +57,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {'param ' + parameter['name'] + ':':<22}{parameter['default']!r}; "
                   f"{parameter['domain']}")
     return OK
-
-
-def _claim_line(name: str, variant: str, epsilon: float) -> str:
-    """The paper's claim and its status in words that cannot be read as the accountant's
-    verdict: the status is the project's reading of the paper (a proof or a counterexample on
-    the algorithm's docs page), for every size, not a bound traced at one."""
-    claim = make(name, 2, epsilon=epsilon, rng=0, variant=variant, T=1000).claim
-    page = f"docs/algorithms/{name}.md"
-    said = {"holds": f"true for this variant (its proof: {page})",
-            "false": f"false for this variant (its counterexample: {page})",
-            "unproven": f"unproven for this variant (no proof covers it: {page})"}[claim.status]
-    true = "" if claim.status == "holds" else (
-        f"; true: {claim.proven}" if claim.proven else "; true: no guarantee proven")
-    return f"claim {claim.claimed}: {said}{true}"
 
 
 def _traced(name: str, variant: str, epsilon: float) -> dict:

@@ -11,6 +11,14 @@ Status values:
 ``false``        the claim is false for this variant: a counterexample is known (see ``note``);
 ``unproven``     no counterexample is known, but the paper's proof does not cover this variant;
 ``non-private``  the algorithm makes no privacy claim.
+
+These values are machine fields (``claim.status``, an audit result's ``claim_status``), read by
+programs. What is printed for a person says the status in words (:func:`status_words`,
+:meth:`PrivacyClaim.summary`): ``true for this variant (its proof: PAGE)``, ``false for this
+variant (its counterexample: PAGE)``, ``unproven for this variant (no proof covers it: PAGE)``.
+``holds`` is never printed for a status: the status is the project's reading of the paper, a
+proof or a counterexample on the algorithm's docs page, for every size; the word ``holds`` is
+kept for the accountant's proof at a printed K and T (``dpbandits.accountant``).
 """
 
 from __future__ import annotations
@@ -21,9 +29,33 @@ from typing import Literal
 
 from .neighbours import ROW, NeighbourRelation
 
-__all__ = ["Guarantee", "PrivacyClaim", "Variant", "Status"]
+__all__ = ["Guarantee", "PrivacyClaim", "Variant", "Status", "STATUS_WORD", "status_words"]
 
 Status = Literal["holds", "false", "unproven", "non-private"]
+
+STATUS_WORD: dict[str, str] = {"holds": "true", "false": "false", "unproven": "unproven",
+                               "non-private": "non-private"}
+"""A status in one word, for a table's column (the claim is ``true``, ``false`` or ``unproven``
+for the variant)."""
+
+ANY_PAGE = "the algorithm's docs page"
+"""Where the proof or counterexample is, when the algorithm's page is not named."""
+
+
+def status_words(status: str, page: str | None = None) -> str:
+    """The status of a claim in words that cannot be read as the accountant's verdict at one
+    size: ``true for this variant (its proof: PAGE)``, ``false for this variant (its
+    counterexample: PAGE)``, ``unproven for this variant (no proof covers it: PAGE)`` or
+    ``non-private``. ``page`` is the algorithm's docs page (default: "the algorithm's docs
+    page")."""
+    page = page or ANY_PAGE
+    words = {"holds": f"true for this variant (its proof: {page})",
+             "false": f"false for this variant (its counterexample: {page})",
+             "unproven": f"unproven for this variant (no proof covers it: {page})",
+             "non-private": "non-private"}
+    if status not in words:
+        raise ValueError(f"unknown claim status {status!r}: one of {', '.join(words)}")
+    return words[status]
 
 
 @dataclass(frozen=True)
@@ -67,11 +99,18 @@ class PrivacyClaim:
     def is_private(self) -> bool:
         return self.claimed is not None
 
-    def summary(self) -> str:
-        """One line: the claim, its status and the true guarantee where they differ."""
+    def status_words(self, page: str | None = None) -> str:
+        """This claim's status in words (:func:`status_words`); ``page`` is the algorithm's
+        docs page, where its proof or counterexample is."""
+        return status_words(self.status, page)
+
+    def summary(self, page: str | None = None) -> str:
+        """One line: the claim, its status in words and the true guarantee where they differ,
+        e.g. ``1-DP [row]: false for this variant (its counterexample: PAGE); true: 2-DP [row]``.
+        ``page`` is the algorithm's docs page (``docs/algorithms/NAME.md``)."""
         if self.claimed is None:
             return "non-private"
-        text = f"{self.claimed} ({self.status})"
+        text = f"{self.claimed}: {self.status_words(page)}"
         if self.status != "holds":
             text += f"; true: {self.proven}" if self.proven else "; true: no guarantee proven"
         return text

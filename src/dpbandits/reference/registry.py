@@ -29,8 +29,8 @@ from .declarations import Declined
 from .domains import check_parameter_value, parameters_of
 from .policy import Policy, PolicyBase
 
-__all__ = ["ALGORITHMS", "ALIASES", "canonical", "get", "make", "spec", "algorithms", "AlgorithmSpec",
-           "AlgorithmInfo", "declaration", "declared", "Declared", "CheckedArguments",
+__all__ = ["ALGORITHMS", "ALIASES", "canonical", "docs_page", "get", "make", "spec", "algorithms",
+           "AlgorithmSpec", "AlgorithmInfo", "declaration", "declared", "Declared", "CheckedArguments",
            "check_arguments", "build", "spec_of", "reference_only"]
 
 # name -> "module:Class", relative to dpbandits.reference; imported on first use.
@@ -65,6 +65,12 @@ ALIASES: dict[str, str] = {"ftnl": "rnm-ftnl"}
 def canonical(name: str) -> str:
     """The registered name of ``name`` (resolving aliases)."""
     return ALIASES.get(name, name)
+
+
+def docs_page(name: str) -> str:
+    """The docs page of registered algorithm ``name``: its pseudocode, its claim's proof or
+    counterexample, its regret bounds (``docs/algorithms/NAME.md``)."""
+    return f"docs/algorithms/{canonical(name)}.md"
 
 
 def get(name: str) -> type[PolicyBase]:
@@ -228,10 +234,15 @@ class AlgorithmInfo:
     variants: tuple[str, ...]
     default_variant: str
     claims: dict[str, str]
+    """Variant -> its claim in words, for a person (:meth:`~.privacy.PrivacyClaim.summary`:
+    ``1-DP [row]: true for this variant (its proof: docs/algorithms/NAME.md)``)."""
     parameters: tuple[dict[str, Any], ...] = ()
     epsilon_range: tuple[float, float] | None = None
     reference_only: str | None = None
     """Why only the reference runs it (:func:`reference_only`); None when it has a kernel."""
+    claim_status: dict[str, str] = field(default_factory=dict)
+    """Variant -> its claim's status, the machine field programs read (``holds``, ``false``,
+    ``unproven``, ``non-private``: :mod:`~.privacy`)."""
 
 
 def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
@@ -242,16 +253,17 @@ def algorithms(epsilon: float = 1.0) -> list[AlgorithmInfo]:
     infos = []
     for name in ALGORITHMS:
         cls = get(name)
-        claims = {}
+        claims, status = {}, {}
         for variant in cls.variants:
             policy = make(name, 2, epsilon=epsilon, rng=0, variant=variant.name, T=1000)
-            claims[variant.name] = policy.claim.summary()
+            claims[variant.name] = policy.claim.summary(docs_page(name))
+            status[variant.name] = policy.claim.status
         infos.append(AlgorithmInfo(name, cls.title, cls.paper, cls.feedback, cls.private,
                                    cls.needs_horizon, tuple(v.name for v in cls.variants),
                                    cls.default_variant, claims,
                                    tuple(p.as_dict() for p in parameters_of(cls)),
                                    EPSILON_RANGE if cls.private else None,
-                                   reference_only(name)))
+                                   reference_only(name), status))
     return infos
 
 

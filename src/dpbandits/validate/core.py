@@ -280,6 +280,7 @@ def _privacy(request: Request, variant: str | None, audit: Any) -> Privacy:
     """The privacy stage's result: the audit (None when ALGO makes no claim or it was skipped)
     and the sentence about ALGO's claim at the audited horizon."""
     from ..audit.mechanism import RegistryMechanism
+    from ..reference.registry import docs_page
 
     against, epsilon = request.against, request.epsilon
     if epsilon is None:
@@ -288,7 +289,8 @@ def _privacy(request: Request, variant: str | None, audit: Any) -> Privacy:
         return Privacy(note="audit skipped (audit_samples = 0)")
     claim_source = RegistryMechanism(against, request.K, epsilon, variant, request.params,
                                      T=request.audit_horizon or request.T)
-    return Privacy(audit=audit, note=f"{against}'s claim: {claim_source.claim.summary()}")
+    return Privacy(audit=audit, note=f"{against}'s claim "
+                                     f"{claim_source.claim.summary(docs_page(against))}")
 
 
 def _judge(request: Request, variant: str | None, samples: dict, table: Any, sequences: tuple,
