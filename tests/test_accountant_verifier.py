@@ -283,8 +283,30 @@ def test_an_unbounded_release_is_named_in_the_findings():
     bound says which release and why, not only inf."""
     bound = traced_upper("anytime-lazy-ucb", K=2, T=4, policy_class=RawNumpyNoise)
     assert math.isinf(bound.epsilon)
-    assert any("release of round 1 has no fresh declared draw" in f for f in bound.findings), \
+    assert any("release of round 1 has no fresh declared draw" in f
+               and f.endswith(f"(the release at {_release_line()})") for f in bound.findings), \
         bound.findings
+
+
+def _release_line() -> str:
+    """``anytime_lazy_ucb.py:N``, the line of Anytime-Lazy-UCB's first-pull release (Alg. 1
+    l.2; the epochs' releases are the lazy-epoch mechanism's)."""
+    lines, _ = inspect.getsourcelines(anytime_lazy_ucb)
+    (n,) = [i + 1 for i, text in enumerate(lines) if "= release(" in text]
+    return f"anytime_lazy_ucb.py:{n}"
+
+
+def test_a_counterexample_names_the_line_of_each_release():
+    """Each release step of a named row says where the release is: the algorithm's line, or the
+    shared mechanism's that releases for it (DP-UCB's counters)."""
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=4)
+    steps = [s for ce in bound.counterexamples for s in ce.steps if s.what == "release"]
+    assert {s.line for s in steps if s.round == 1} == {_release_line()}
+    assert {s.line.partition(":")[0] for s in steps if s.round > 2} == {"mechanisms.py"}
+    first = next(ce for ce in bound.counterexamples if ce.round == 1)
+    assert f"release at round 1, {_release_line()} (scale" in first.summary()
+    counters = traced_upper("dp-ucb", variant="paper", K=2, T=4).counterexamples[0]
+    assert {s.line.partition(":")[0] for s in counters.steps} == {"mechanisms.py"}
 
 
 def test_a_schedule_that_reads_a_released_value_is_not_a_proof_for_every_noise_draw():

@@ -103,16 +103,18 @@ def unbounded_release(release: Release) -> str:
     if not any(np.any(release.sensitivity(row) > 0) for row in release.rows()):
         return ""
     where = f"the {release.kind} release of round {release.step}"
+    line = f" (the release at {release.line})" if release.line else ""
     if not release.fresh:
         return (f"{where} has no fresh declared draw (noise not drawn through "
-                f"dpbandits.reference.noise, or a noise value used twice): its loss is unbounded")
+                f"dpbandits.reference.noise, or a noise value used twice): its loss is "
+                f"unbounded{line}")
     if release.law:
         return ""               # the trace's own finding names the operation and its line
     if release.kind == "argmax" and not release.values_read:
         return ""
     if release.family != "laplace":
         return (f"{where} adds {release.family} noise to released values: the ratio of its "
-                f"densities is unbounded")
+                f"densities is unbounded{line}")
     return ""
 
 

@@ -37,13 +37,16 @@ class Step:
     detail: str = ""
     """For a leak, the read and its line; for a release whose noise is not a declared law as
     drawn, what was done to the noise and where; else empty."""
+    line: str = ""
+    """For a release, its line (``file:line``); empty for a leak (its line is in ``detail``)."""
 
     def text(self) -> str:
         cost = "inf" if math.isinf(self.cost) else f"{self.cost:.4g}"
         if self.what == "leak":
             return f"at round {self.round} {self.detail} (cost {cost})"
         law = f"; its noise {self.detail}" if self.detail else ""
-        return (f"{self.what} at round {self.round} (scale {self.scale:.4g}, change "
+        at = f", {self.line}" if self.line else ""
+        return (f"{self.what} at round {self.round}{at} (scale {self.scale:.4g}, change "
                 f"{self.change:.4g}{law}; cost {cost})")
 
 
@@ -115,7 +118,7 @@ def _steps(tr: Trace, row: int, loss_of) -> list[Step]:
         scale = float(np.asarray(release.scale, dtype=float).min())
         detail = release.law or ("" if release.fresh else "not fresh (no draw, or one used twice)")
         out.append(Step(release.step, "argmax" if release.kind == "argmax" else "release",
-                        loss_of(release, row), scale, float(s.max()), detail))
+                        loss_of(release, row), scale, float(s.max()), detail, release.line))
     seen = set()
     for step, cells, what in tr.leak_sites:
         if any(t == row for t, _ in cells) and (step, what) not in seen:

@@ -10,6 +10,7 @@ import copy
 import numpy as np
 
 from ..reference.noise import NOISE_PROBE, LockstepGenerator, Release, Tracer
+from ..reference.watched import _site
 
 _H = 0.5            # the probe: a cell of a table with entries in {0, 1/4, 1/2} is raised by 1/2
 _TOLERANCE = 1e-9
@@ -81,7 +82,7 @@ class _TableTracer(Tracer):
             out[:, 1 + probe] += _NUDGE * (1.0 + np.abs(out[:, 1 + probe]))
         out = out.reshape(np.shape(vb))
         return self._recorded(Release(family, scale, kind, coefficients, fresh, self.step,
-                                      law=law), out)
+                                      law=law, line=_site()), out)
 
     def _noise_probe(self) -> int | None:
         """The index among the probes of the noise probe's run, if this trace has one."""

@@ -116,7 +116,7 @@ class SymbolicTracer(Tracer):
         k = self._site_index.setdefault(site, len(self.sites))
         if k == len(self.sites):
             self.sites.append(site)
-        record = Release(family, scale, kind, [], fresh, self.step, law=law)
+        record = Release(family, scale, kind, [], fresh, self.step, law=law, line=site)
         flats = []
         for i, g in enumerate(forms.reshape(-1)):
             ids, coefs = flatten(g)

@@ -49,6 +49,9 @@ class Release:
     values_read: bool = False
     law: str = ""
     """'' when the noise is a declared primitive as drawn; otherwise what was done to it."""
+    line: str = ""
+    """The line of the release (``file:line``, the first frame outside the noise source and the
+    tracer: the algorithm's, or the shared mechanism's that releases for it)."""
 
     def rows(self) -> set[int]:
         return {cell[0] for c in self.coefficients for cell in c}
@@ -358,7 +361,7 @@ class Tracer:
         shape = np.shape(value + noise)
         out = np.broadcast_to(out, (self.runs, out.size)).reshape(shape).copy()
         return self._recorded(Release(family, scale, kind, coefficients, fresh, self.step,
-                                      law=law), out)
+                                      law=law, line=_site()), out)
 
     def law_of(self, taken: list[tuple[int, int]]) -> str:
         """'' when the released noise is its draws as drawn, else what was done to them (and a
