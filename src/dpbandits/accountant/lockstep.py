@@ -9,6 +9,7 @@ import copy
 
 import numpy as np
 
+from ..reference import intervals
 from ..reference.noise import NOISE_PROBE, LockstepGenerator, Release, Tracer
 from ..reference.watched import _site
 
@@ -24,13 +25,22 @@ class _TableTracer(Tracer):
     a group everything is checked as in a one-table trace; across groups, whatever the release
     schedule is made of (which values are released, their scales, each value's coefficients on
     the cells, the noise itself) must be the same, else the schedule moved with the table, which
-    is recorded in ``moved`` with the group it moved in."""
+    is recorded in ``moved`` with the group it moved in.
+
+    Where every probe moves its cell across the whole range, values carry interval shadows
+    (:mod:`dpbandits.reference.intervals`): a released statistic that went through a nonlinear
+    map gets, as its coefficients, its interval bounds, which hold on every table in [0, 1];
+    each is checked against the enumerated changes, and one below them is a defect, named."""
 
     def __init__(self, groups: int, cells: list[tuple[int, int]], h: np.ndarray) -> None:
         super().__init__(groups * (1 + len(cells)), list(cells), _H)
         self.groups, self.size = groups, 1 + len(cells)
         self.h_table = np.asarray(h, dtype=float).reshape(groups, len(cells), 1)
         self.moved: list[tuple[int, str]] = []
+        # interval shadows where every probe of a known cell moves it across [0, 1] (the cells
+        # an enumeration has not revealed yet get that probe when they are revealed)
+        known = [p for p, (_, a) in enumerate(cells) if a >= 0]
+        self.intervals = bool(np.all(np.abs(self.h_table[:, known]) == 1.0))
 
     def _grouped(self, a) -> np.ndarray:
         return np.asarray(a, dtype=float).reshape(self.groups, self.size, -1)
@@ -68,12 +78,24 @@ class _TableTracer(Tracer):
         probe = self._noise_probe()
         if probe is not None:
             diff[:, probe] = 0.0                                # not a cell of the table
-        moves = np.any(np.abs(diff - diff[0]) > _TOLERANCE, axis=(1, 2))
-        if moves.any():
-            self._move(moves, "the coefficients of a released statistic")
-            coefficient = np.abs(diff).max(axis=0)             # the largest over the tables
+        bound = (intervals.per_group(self, intervals.seed(self, value), vb.shape)
+                 if getattr(value, "_iv", None) is not None else None)
+        bounded, defect = (), ""
+        if bound is not None and np.all(np.isfinite(bound)):
+            bounded = value._iv.why if isinstance(value._iv, intervals.Shadow) else ()
+            defect = self._checked_bound(diff, bound)
+            bound = np.maximum(bound, np.abs(diff))
+            moves = np.any(np.abs(bound - bound[0]) > _TOLERANCE, axis=(1, 2))
+            if moves.any():
+                self._move(moves, "the interval bound of a released statistic")
+            coefficient = bound.max(axis=0)
         else:
-            coefficient = diff[0]
+            moves = np.any(np.abs(diff - diff[0]) > _TOLERANCE, axis=(1, 2))
+            if moves.any():
+                self._move(moves, "the coefficients of a released statistic")
+                coefficient = np.abs(diff).max(axis=0)         # the largest over the tables
+            else:
+                coefficient = diff[0]
         coefficients: list[dict[tuple[int, int], float]] = [dict() for _ in range(v.shape[2])]
         for p, i in zip(*np.nonzero(coefficient)):
             coefficients[i][self.cells[p]] = float(coefficient[p, i])
@@ -82,7 +104,23 @@ class _TableTracer(Tracer):
             out[:, 1 + probe] += _NUDGE * (1.0 + np.abs(out[:, 1 + probe]))
         out = out.reshape(np.shape(vb))
         return self._recorded(Release(family, scale, kind, coefficients, fresh, self.step,
-                                      law=law, line=_site()), out)
+                                      law=law, line=_site(), bounded=bounded,
+                                      defect=defect), out)
+
+    def _checked_bound(self, diff: np.ndarray, bound: np.ndarray) -> str:
+        """'' when no enumerated change (G, P, m) exceeds its interval bound; else the defect,
+        named in the findings (the bound used is then the larger of the two)."""
+        over = np.abs(diff) > bound + 1e-9 * (1.0 + bound)
+        if not over.any():
+            return ""
+        g, p, i = (int(x[0]) for x in np.nonzero(over))
+        t, a = self.cells[p]
+        note = (f"round {self.step}: defect: on an enumerated table a released statistic "
+                f"changes by {abs(diff[g, p, i]):.4g} when cell x{t},{a} moves, above its "
+                f"interval bound {bound[g, p, i]:.4g} (the interval arithmetic is wrong here)")
+        if note not in self.findings:
+            self.findings.append(note)
+        return note
 
     def _noise_probe(self) -> int | None:
         """The index among the probes of the noise probe's run, if this trace has one."""

@@ -146,29 +146,48 @@ def _traced(name: str, *, delta: float, seeds: Iterable[int], params: dict[str, 
 def _checked(accounting: Accounting, traces: list[Trace], covered: coverage.Coverage) -> Accounting:
     """The enumeration's bound as a proof only when the code was checked where it ran: every
     release's noise a declared law as drawn, every branch of the algorithm's code run under
-    tracing; the table class is [0, 1] when no nonlinear map of a reward-derived value was met,
-    else the enumerated {0, 1} tables (docs/accountant.md#what-a-proof-is)."""
+    tracing, no interval bound below an enumerated change; the table class is [0, 1] when every
+    nonlinear map of a reward-derived value that the enumeration met has an interval rule
+    (docs/accountant.md#how-sensitivities-are-bounded), else the enumerated {0, 1} tables, and
+    the scope names the first map without one (docs/accountant.md#what-a-proof-is)."""
     gaps = covered.gaps()
     laws = [f for tr in traces for f in tr.findings if "not a declared law as drawn" in f]
-    nonlinear = list(dict.fromkeys(m for tr in traces for m in tr.nonlinear))
+    defects = list(dict.fromkeys(f for tr in traces for f in tr.findings if ": defect: " in f))
+    unruled = list(dict.fromkeys(m for tr in traces if tr.sequence for m in tr.nonlinear))
+    other = [m for m in dict.fromkeys(m for tr in traces if not tr.sequence for m in tr.nonlinear)
+             if m not in unruled]
+    bounded = list(dict.fromkeys(w for tr in traces for r in tr.releases for w in r.bounded))
     reads = list(dict.fromkeys(f"the release schedule {r.split(': ', 1)[1]}"
                                for tr in traces for r in tr.schedule_reads))
-    findings = ([f"branch never ran under tracing: {g}" for g in gaps] + laws + reads[:2]
+    findings = (defects + [f"branch never ran under tracing: {g}" for g in gaps] + laws
+                + reads[:2]
+                + [f"no interval rule: {m}: its change over [0, 1] is not bounded; a proof "
+                   f"covers the enumerated {{0, 1}} tables only" for m in unruled]
                 + [f"nonlinear: {m}: the statistic is not affine in the rewards; a proof "
-                   f"covers the enumerated {{0, 1}} tables only" for m in nonlinear])
+                   f"covers the enumerated {{0, 1}} tables only" for m in other])
     tables = accounting.tables
-    if accounting.proof and not nonlinear:
+    if accounting.proof and not unruled and not other:
         tables = tables.replace(TABLES, UNIT_TABLES, 1)
+    elif accounting.proof:
+        tables = tables.replace(f"{TABLES} (", f"{TABLES} (not [0, 1]: "
+                                f"{(unruled + other)[0]} has no interval rule; ", 1)
     if accounting.proof and not reads:
         tables = tables.replace(f", {len(PROOF_SEEDS)} noise seeds)", ", every noise draw)")
     status = accounting.status
-    if accounting.proof and (gaps or laws or reads):
-        why = (f"{len(gaps)} branch{'es' if len(gaps) != 1 else ''} of the algorithm's code never "
+    if accounting.proof and (gaps or laws or reads or defects):
+        why = ("an interval bound is below an enumerated change: a defect of the accountant"
+               if defects else
+               f"{len(gaps)} branch{'es' if len(gaps) != 1 else ''} of the algorithm's code never "
                f"ran under tracing" if gaps else "a release's noise is not a declared law as drawn"
                if laws else "its release schedule reads released values: the noise is sampled "
                f"on {len(PROOF_SEEDS)} seeds, not every draw")
         status = f"estimate from {sum(tr.tables for tr in traces)} traces, not a proof ({why})"
-    return replace(accounting, status=status, tables=tables,
+    assumption = accounting.assumption
+    if bounded:
+        assumption += (f"; the changes of the statistics through {'; '.join(bounded[:3])} "
+                       f"bounded by interval arithmetic over [0, 1] (each checked against the "
+                       f"enumerated changes)")
+    return replace(accounting, status=status, tables=tables, assumption=assumption,
                    findings=tuple(dict.fromkeys(findings + list(accounting.findings)))[:8])
 
 

@@ -52,6 +52,11 @@ class Release:
     line: str = ""
     """The line of the release (``file:line``, the first frame outside the noise source and the
     tracer: the algorithm's, or the shared mechanism's that releases for it)."""
+    bounded: tuple[str, ...] = ()
+    """The nonlinear maps (with their lines) whose interval rules bound the coefficients, which
+    then hold on every table with entries in [0, 1] (:mod:`~dpbandits.reference.intervals`)."""
+    defect: str = ""
+    """Where an enumerated change exceeded the interval bound (a defect of the accountant)."""
 
     def rows(self) -> set[int]:
         return {cell[0] for c in self.coefficients for cell in c}
@@ -177,6 +182,9 @@ class Tracer:
     leak_sites: list[tuple[int, tuple[tuple[int, int], ...], str]] = field(default_factory=list)
     """(round, cells, what) of every leak as data, once per round and what: the finding
     strings' facts for a counterexample (:mod:`dpbandits.accountant.counterexample`)."""
+    intervals: bool = False
+    """Whether values carry interval shadows (:mod:`~dpbandits.reference.intervals`): only
+    where every probe moves its cell across [0, 1] (an enumeration's tracer)."""
 
     def _per_run(self, a) -> np.ndarray:
         a = np.asarray(a, dtype=float)
@@ -280,6 +288,12 @@ class Tracer:
             note = f"{what} of a reward-derived value ({_site()})"
             if note not in self.nonlinear_maps:
                 self.nonlinear_maps.append(note)
+
+    def unfollowed(self, note: str) -> None:
+        """A map of a reward-derived value that the interval arithmetic has no rule for (or
+        cannot follow): the table class of a proof is then the probed tables only."""
+        if note not in self.nonlinear_maps:
+            self.nonlinear_maps.append(note)
 
     def _share(self, d) -> np.ndarray:
         v = np.asarray(d, dtype=float).reshape(-1)

@@ -4,8 +4,9 @@ In tracing mode (:func:`dpbandits.reference.noise.tracing`) the policy's float s
 feedback and every noise draw are :class:`Watched` arrays (a draw is a :class:`Draw`), whose
 operations report to the active tracer (:mod:`dpbandits.reference.tracer`): a read of a value
 that differs across the lockstep runs (a predicate, an argmax, a branch, an index, a conversion),
-a nonlinear map of one, and any operation on a draw other than those that keep its law
-(docs/accountant.md#what-a-proof-is). Outside tracing mode nothing here runs: the reference's
+a nonlinear map of one (or, in an enumeration, the interval shadow of its result:
+docs/accountant.md#how-sensitivities-are-bounded), and any operation on a draw other than those
+that keep its law (docs/accountant.md#what-a-proof-is). Outside tracing mode nothing here runs: the reference's
 arrays are plain.
 """
 
@@ -16,6 +17,8 @@ import sys
 
 import numpy as np
 
+from . import intervals
+
 __all__ = ["Watched", "Draw", "watch", "ACTIVE"]
 
 ACTIVE = None
@@ -24,7 +27,7 @@ ACTIVE = None
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _OURS = {os.path.join(_HERE, name)
          for name in ("watched.py", "forms.py", "formed.py", "tracer.py", "symbolic.py",
-                      "noise.py")}
+                      "noise.py", "intervals.py")}
 
 
 def _site() -> str:
@@ -83,9 +86,15 @@ class Watched(np.ndarray):
     number of such a value is a read: a leak of the cells it differs in, found the first time
     the read happens, whatever its outcome. A nonlinear map (floor, a square, a maximum, a
     product of two reward-derived values) is recorded: the statistic is then not affine in the
-    rewards, and its sensitivity holds for the probed tables only. Results stay
+    rewards. Under a tracer with ``intervals`` (an enumeration's), the result carries instead
+    an interval shadow (``_iv``, :mod:`~dpbandits.reference.intervals`) that bounds its change
+    on every table in [0, 1], and only a map with no rule is recorded. Results stay
     :class:`Watched`; a value moved into a Python number or into a fresh plain array is no longer
     followed (docs/accountant.md#what-the-tracer-cannot-see)."""
+
+    _iv = None
+    """The interval shadow (:class:`~dpbandits.reference.intervals.Shadow`) of a value that went
+    through a nonlinear map, under a tracer with ``intervals``; None: affine in the rewards."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         tracer = ACTIVE
@@ -96,6 +105,8 @@ class Watched(np.ndarray):
         draws = [x for x in inputs if isinstance(x, Draw)]
         out = kwargs.get("out", ())
         if out:
+            if tracer is not None and tracer.intervals:
+                _before_writing(tracer, ufunc, inputs, out)
             kwargs["out"] = tuple(_unwrap(o) for o in out)
         result = getattr(ufunc, method)(*_unwrap(inputs), **kwargs)
         if tracer is None:
@@ -113,6 +124,17 @@ class Watched(np.ndarray):
                         else f"a predicate ({name})")
                 for x in watched:
                     tracer.read(x, what)
+            elif tracer.intervals and ufunc.nout == 1:
+                target = out[0] if out else None
+                shape = np.shape(target if target is not None else result)
+                sh = intervals.ufunc(tracer, ufunc, method, inputs, kwargs, shape, _site,
+                                     watched)
+                if sh is not None:
+                    if target is not None:
+                        _attach(tracer, target, sh, name)
+                    elif isinstance(result, np.ndarray):
+                        result = result.view(Watched)
+                        result._iv = intervals.own(sh)
             elif ufunc in _SCALINGS and method == "__call__" and len(inputs) == 2:
                 moving = [x for x in inputs if isinstance(x, Watched) and tracer.moves(x)]
                 if len(moving) == 2 or (ufunc is np.true_divide and moving
@@ -143,8 +165,17 @@ class Watched(np.ndarray):
             elif func in _READ_FUNCTIONS:
                 for x in flat:
                     tracer.read(x, f"a read ({name})")
-            elif func in _NONLINEAR_FUNCTIONS:
+            elif func in _NONLINEAR_FUNCTIONS and not tracer.intervals:
                 tracer.nonlinear(name, *flat)
+            if tracer.intervals and func not in _READ_FUNCTIONS:
+                result = _wrap(func(*plain_args, **plain_kwargs))
+                if isinstance(result, Watched) and not isinstance(result, Draw):
+                    moving = ([x for x in flat if tracer.moves(x)]
+                              if func in _NONLINEAR_FUNCTIONS else [])
+                    sh = intervals.function(tracer, func, args, kwargs, result, moving, _site)
+                    if sh is not None:
+                        result._iv = intervals.own(sh)
+                return result
         return _wrap(func(*plain_args, **plain_kwargs))
 
     def _read_as(self, what: str) -> None:
@@ -205,7 +236,10 @@ class Watched(np.ndarray):
                 ACTIVE.draw_read(self, f"a conversion to {np.dtype(dtype).name}")
             else:
                 ACTIVE.read(self, f"a conversion to {np.dtype(dtype).name}")
-        return _wrap(self.view(np.ndarray).astype(dtype, *args, **kwargs))
+        out = _wrap(self.view(np.ndarray).astype(dtype, *args, **kwargs))
+        if isinstance(self._iv, intervals.Shadow) and kind == "f" and isinstance(out, Watched):
+            out._iv = self._iv.copy()
+        return out
 
     def __getitem__(self, key):
         if ACTIVE is not None:
@@ -214,15 +248,107 @@ class Watched(np.ndarray):
                 if isinstance(k, Watched):
                     k._read_as("an index")
         out = np.ndarray.__getitem__(self, _unwrap(key))
+        if isinstance(out, Watched) and ACTIVE is not None and ACTIVE.intervals:
+            if self._iv is not None:
+                out._iv = intervals.index(self._iv, _unwrap(key))
+            elif _basic(key):
+                out._iv_parent = (self, key)        # a view: its shadow is its base's
         return out
 
     def __setitem__(self, key, value) -> None:
-        if ACTIVE is not None:
+        tracer = ACTIVE
+        if tracer is not None:
             keys = key if isinstance(key, tuple) else (key,)
             for k in keys:
                 if isinstance(k, Watched):
                     k._read_as("an index")
         np.ndarray.__setitem__(self, _unwrap(key), _unwrap(value))
+        if tracer is not None and tracer.intervals and (
+                self._iv is not None or getattr(value, "_iv", None) is not None):
+            intervals.assign(_ensure(tracer, self), _unwrap(key),
+                             intervals.seed(tracer, value, _site))
+
+    def __array_finalize__(self, obj) -> None:
+        iv = getattr(obj, "_iv", None)
+        if iv is not None:
+            if isinstance(iv, intervals.Shadow) and iv.lo.shape == self.shape:
+                self._iv = iv.copy()
+            else:               # set again by the methods that know the map (an index, reshape)
+                self._iv = intervals.Lost("a reward-derived value rearranged by an array "
+                                          "method the interval arithmetic does not follow")
+
+    def _reshaped(self, method: str, *args, **kwargs):
+        out = getattr(np.ndarray, method)(self, *args, **kwargs)
+        if self._iv is not None and isinstance(out, Watched):
+            out._iv = intervals.reshaped(self._iv, method, *args, **kwargs)
+        return out
+
+    def reshape(self, *args, **kwargs):  # type: ignore[override]
+        return self._reshaped("reshape", *args, **kwargs)
+
+    def ravel(self, *args, **kwargs):  # type: ignore[override]
+        return self._reshaped("ravel", *args, **kwargs)
+
+    def flatten(self, *args, **kwargs):  # type: ignore[override]
+        return self._reshaped("flatten", *args, **kwargs)
+
+    def transpose(self, *args):  # type: ignore[override]
+        return self._reshaped("transpose", *args)
+
+    def squeeze(self, *args, **kwargs):  # type: ignore[override]
+        return self._reshaped("squeeze", *args, **kwargs)
+
+    @property
+    def T(self):  # type: ignore[override]
+        return self.transpose()
+
+
+def _basic(key) -> bool:
+    """Whether ``key`` selects a view (integers, slices, Ellipsis, None), not a copy."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer))
+               for k in keys)
+
+
+def _ensure(tracer, a: "Watched"):
+    """``a``'s shadow, made where it has none: its base's at its key, for a view of an array
+    (so that a write through the view reaches the base's shadow), else read off the runs."""
+    iv = a._iv
+    if isinstance(iv, intervals.Shadow) and iv.lo.shape == a.shape:
+        return iv
+    parent = a.__dict__.get("_iv_parent")
+    if iv is None and parent is not None:
+        a._iv = intervals.index(_ensure(tracer, parent[0]), _unwrap(parent[1]))
+    else:
+        a._iv = intervals.own(intervals.seed(tracer, a, _site))
+    return a._iv
+
+
+def _before_writing(tracer, fn, inputs: tuple, out: tuple) -> None:
+    """Before a ufunc writes into ``out``: the inputs it overwrites (``a += b``) get their
+    shadows read off the runs now, while their values are those the result is computed from."""
+    targets = [o for o in out if isinstance(o, Watched) and o._iv is None]
+    ins = [x for x in inputs if isinstance(x, Watched) and not isinstance(x, Draw)]
+    if not targets or not ins:
+        return
+    if all(x._iv is None for x in ins) and (
+            fn in intervals.AFFINE or not any(tracer.moves(x) for x in ins)):
+        return                          # no shadow will be made
+    for x in ins:
+        if x._iv is None and any(np.may_share_memory(x, o) for o in targets):
+            _ensure(tracer, x)
+
+
+def _attach(tracer, target, sh, name: str) -> None:
+    """Write the shadow ``sh`` of a ufunc's result into its ``out`` array ``target``."""
+    if isinstance(target, Watched):
+        if target._iv is None and "_iv_parent" not in target.__dict__:
+            target._iv = intervals.own(sh)
+        else:
+            intervals.assign(_ensure(tracer, target), Ellipsis, sh)
+    elif np.any(sh.s > 0):
+        tracer.unfollowed(f"{name} of a reward-derived value written into a plain array "
+                          f"({_site()})")
 
 
 class Draw(Watched):
