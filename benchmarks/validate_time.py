@@ -78,6 +78,10 @@ class Counting:
         self._count(table, n)
         return self._mechanism.sample(table, n, seed)
 
+    def sample_from(self, table: Any, first: int, n: int, seed: int) -> np.ndarray:
+        self._count(table, n)
+        return self._mechanism.sample_from(table, first, n, seed)
+
     def sample_many(self, requests: list) -> list:
         for table, n, _ in requests:
             self._count(table, n)

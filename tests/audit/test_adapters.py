@@ -267,3 +267,36 @@ def test_bad_arguments_name_the_argument():
         CallableMechanism(uniform_actions, K, 1.0).sample(TABLE, 0, 0)
     with pytest.raises(DPBanditsError, match="seed must"):
         CallableMechanism(uniform_actions, K, 1.0).sample(TABLE, 2, -1)
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("entropy", [0, 1, 2 ** 32 - 1, 2 ** 32, 2 ** 64 + 5, 2 ** 128 - 1])
+def test_the_runs_seeds_derived_in_bulk_are_numpys_word_for_word(entropy):
+    """The global generators' seeds of a block of runs, computed for the whole block
+    (protocols.global_seeds, a vectorised copy of SeedSequence's hash), equal those that
+    seed_globals derives one run at a time through NumPy's SeedSequence; and the runs' own
+    states (seed_states with no word) equal SeedSequence(entropy).spawn(n)[i]'s."""
+    import random
+
+    from dpbandits.audit.protocols import (NUMPY_GLOBAL, PYTHON_GLOBAL, _derived, global_seeds,
+                                           seed_globals, seed_states)
+
+    first, count = 3, 40
+    numpy_words, python_ints = global_seeds(entropy, first, count)
+    children = np.random.SeedSequence(entropy).spawn(first + count)[first:]
+    for i, child in enumerate(children):
+        assert numpy_words[i] == _derived(child, NUMPY_GLOBAL).generate_state(4).tolist()
+        assert python_ints[i] == int(_derived(child, PYTHON_GLOBAL).generate_state(2, np.uint64)[0])
+    np.testing.assert_array_equal(seed_states(entropy, first, count, n_words=2),
+                                  [child.generate_state(2) for child in children])
+    # And the generators they seed draw what seed_globals' would.
+    state = np.random.get_state(), random.getstate()
+    try:
+        seed_globals(children[7])
+        expected = (np.random.random(3).tolist(), random.random())
+        np.random.seed(numpy_words[7])
+        random.seed(python_ints[7])
+        assert (np.random.random(3).tolist(), random.random()) == expected
+    finally:
+        np.random.set_state(state[0])
+        random.setstate(state[1])

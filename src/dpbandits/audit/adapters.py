@@ -64,7 +64,7 @@ from ..reference.privacy import Guarantee
 from .isolation import AVAILABLE, DEFAULT_TIMEOUT, Hosts, check_timeout, quoted
 from .mechanism import Mechanism, as_table
 from .outputs import _checked_action, _checked_sequence
-from .protocols import adapt, seed_globals
+from .protocols import adapt, global_seeds, seed_globals
 
 __all__ = ["PolicyMechanism", "CallableMechanism", "run_seeds", "claimed_guarantee",
            "checked_sample_arguments"]
@@ -110,6 +110,13 @@ class _SeedRange:
         start, stop, step = index.indices(self.count)
         assert step == 1, index
         return _SeedRange(self.seed, self.first + start, max(0, stop - start))
+
+    def global_seeds(self) -> tuple[list[list[int]], list[int]]:
+        """The seeds of NumPy's and Python's global generators for these runs, as
+        :func:`~dpbandits.audit.protocols.seed_globals` derives them, computed for all the runs
+        at once (:func:`~dpbandits.audit.protocols.global_seeds`): the same values, without
+        building two seed sequences per run."""
+        return global_seeds(self.seed, self.first, self.count)
 
 
 def claimed_guarantee(claim_epsilon: float | None) -> Guarantee | None:
@@ -193,6 +200,13 @@ class _PythonMechanism(Mechanism):
             self._check_repeats(X, seed, actions[:REPLAYED_RUNS])
         return actions
 
+    def sample_from(self, table: Table | np.ndarray, first: int, n: int, seed: int) -> np.ndarray:
+        """Runs ``first`` .. ``first + n - 1`` of ``sample(table, first + n, seed)``, without
+        running the first ``first`` again: a selection sample extended (the runs depend only on
+        ``(seed, run)``, so the two calls together give ``sample``'s runs)."""
+        table, n, seed = checked_sample_arguments(table, n, seed, self.K, self.label)
+        return self._runs(self._rows(table), _SeedRange(seed, int(first), n))
+
     def _runs(self, X: np.ndarray, seeds: "_SeedRange") -> np.ndarray:
         """The runs of ``seeds`` on the rows ``X``, in host processes (or here)."""
         n = len(seeds)
@@ -265,10 +279,15 @@ class _PythonMechanism(Mechanism):
         # The global generators are seeded for every run, then given back as they were (this
         # may be the caller's own process when not isolated).
         numpy_state, python_state = np.random.get_state(), random.getstate()
+        bulk = seeds.global_seeds() if isinstance(seeds, _SeedRange) else None
         try:
             for offset, run_seed in enumerate(seeds):
                 self._progress[0], self._progress[1] = start + offset, 0
-                seed_globals(run_seed)
+                if bulk is None:
+                    seed_globals(run_seed)
+                else:                           # the same seeds, derived for the whole block
+                    np.random.seed(bulk[0][offset])
+                    random.seed(bulk[1][offset])
                 actions[offset] = self._run(X, np.random.default_rng(run_seed), start + offset)
         finally:
             np.random.set_state(numpy_state)

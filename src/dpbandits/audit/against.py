@@ -35,6 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .selection import SCREENING, Screening
 from .sequential import SamplePlan
 
 __all__ = ["audit_against", "audit_observed", "Claiming", "first_dependent_round",
@@ -196,6 +197,15 @@ class Claiming:
     def sample(self, table: Any, n: int, seed: int) -> np.ndarray:
         return self._record(table, self._candidate.sample(table, n, seed))
 
+    @property
+    def sample_from(self) -> Callable[[Any, int, int, int], np.ndarray] | None:
+        """The candidate's ``sample_from(table, first, n, seed)`` (runs ``first`` on of a
+        sample), recorded like ``sample``; None when the candidate has none."""
+        extend = getattr(self._candidate, "sample_from", None)
+        if not callable(extend):
+            return None
+        return lambda table, first, n, seed: self._record(table, extend(table, first, n, seed))
+
     def exact_model(self) -> None:
         """A black box: no trajectory probabilities."""
         return None
@@ -214,14 +224,16 @@ DISTINCT = 3
 
 def audit_observed(candidate: Claiming, pairs: list, *, samples: int, n_selection: int,
                    alpha: float, seed: int, progress: Callable[[str], None] | None = None,
-                   notes: tuple[str, ...] = (), plan: SamplePlan | None = None):
+                   notes: tuple[str, ...] = (), plan: SamplePlan | None = None,
+                   screening: Screening | None = None):
     """The event audit of ``candidate`` on ``pairs`` (``samples`` test runs per side, or at most
-    that many with a ``plan``), with the number of distinct outputs seen on the tested pair in
-    ``counts["distinct_outputs"]`` and ``notes`` appended."""
+    that many with a ``plan``; the selection in two stages with a ``screening``), with the
+    number of distinct outputs seen on the tested pair in ``counts["distinct_outputs"]`` and
+    ``notes`` appended."""
     from .testers import event_result, event_stages
 
     stages = event_stages(candidate, pairs, n_selection=n_selection, n_test=samples, alpha=alpha,
-                          seed=seed, progress=progress, plan=plan)
+                          seed=seed, progress=progress, plan=plan, screening=screening)
     distinct = candidate.distinct_outputs(stages.selection.pair.to_dict())
     return event_result(stages, notes=notes, counts={"distinct_outputs": distinct})
 
@@ -292,13 +304,14 @@ def audit_against(candidate: Any, against: str, *, epsilon: float, variant: str 
                  f"cases (docs/errata.md) and {len(generic)} generic candidates"
                  + (f" at rounds {boundaries[:6]}{'...' if len(boundaries) > 6 else ''} and 1, 2, "
                     f"3, T/2, T" if generic else f" (none: T > {GENERIC_HORIZON})")
-                 + f"; selection {n_selection} runs per side and pair")
+                 + f"; selection at most {n_selection} runs per side and pair")
     if progress:
         progress(f"privacy: {candidate.label} against {against}'s claim at T = {T}, "
                  f"{len(pairs)} candidate pairs, {samples} test runs per side")
     mechanism = Claiming(candidate, reference.claimed, boundaries, reference.claim)
     return audit_observed(mechanism, pairs, samples=samples, n_selection=n_selection,
-                          alpha=alpha, seed=seed, progress=progress, notes=tuple(notes), plan=PLAN)
+                          alpha=alpha, seed=seed, progress=progress, notes=tuple(notes), plan=PLAN,
+                          screening=SCREENING)
 
 
 def could_not_test(result: Any) -> str | None:

@@ -50,7 +50,8 @@ import numpy as np
 from ..errors import DPBanditsError, check_positive_int
 from ..limits import max_line_bytes
 from ..reference.environments import Table
-from .adapters import FEEDBACK_MODELS, checked_sample_arguments, claimed_guarantee, run_seeds
+from .adapters import FEEDBACK_MODELS, checked_sample_arguments, claimed_guarantee
+from .protocols import seed_states
 from . import sandbox
 from .isolation import DEFAULT_TIMEOUT, check_timeout, prepare_auditor, quoted
 from .mechanism import Mechanism
@@ -122,8 +123,14 @@ class CommandMechanism(Mechanism):
 
     def sample(self, table: Table | np.ndarray, n: int, seed: int) -> np.ndarray:
         """``n`` independent runs on ``table``: an int32 array of shape (n, T), arms in 0..K-1."""
+        return self.sample_from(table, 0, n, seed)
+
+    def sample_from(self, table: Table | np.ndarray, first: int, n: int, seed: int) -> np.ndarray:
+        """Runs ``first`` .. ``first + n - 1`` of ``sample(table, first + n, seed)`` (their
+        SEEDs are those runs'), without running the first ``first`` again."""
         table, n, seed = checked_sample_arguments(table, n, seed, self.K, self.label)
-        seeds = [int(child.generate_state(1)[0]) for child in run_seeds(seed, n)]
+        # SeedSequence(seed).spawn(first + n)[i].generate_state(1)[0], for every run at once
+        seeds = seed_states(seed, int(first), n, n_words=1)[:, 0].tolist()
         cells = [[repr(float(x)) for x in row] for row in table.X]
         actions = np.empty((n, table.T), dtype=np.int32)
         copies = min(self.workers, n)

@@ -42,7 +42,8 @@ import numpy as np
 from ..errors import DPBanditsError
 from .isolation import quoted
 
-__all__ = ["adapt", "seed_globals", "derived_seed", "is_learning_policy", "PROTOCOLS"]
+__all__ = ["adapt", "seed_globals", "seed_states", "global_seeds", "derived_seed",
+           "is_learning_policy", "PROTOCOLS"]
 
 PROTOCOLS = ("act(t) / observe(t, arm, feedback)", "choice() / getReward(arm, reward) "
              "(SMPyBandits)", "fit / predict / partial_fit (a MABWiser MAB or learning policy)",
@@ -65,6 +66,79 @@ def seed_globals(sequence: np.random.SeedSequence) -> None:
     run's seed sequence: each from a child of its own, so neither repeats the run's generator."""
     np.random.seed(_derived(sequence, NUMPY_GLOBAL).generate_state(4))
     random.seed(int(_derived(sequence, PYTHON_GLOBAL).generate_state(2, np.uint64)[0]))
+
+
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+"""The constants of NumPy's ``SeedSequence`` (O'Neill's seed_seq hash), for :func:`seed_states`."""
+
+
+def _words(value: int) -> list[int]:
+    """An integer as NumPy's ``SeedSequence`` reads it: its 32-bit words, least significant
+    first ([0] for 0)."""
+    out = []
+    while value > 0:
+        out.append(value & 0xFFFFFFFF)
+        value >>= 32
+    return out or [0]
+
+
+def seed_states(entropy: int, first: int, count: int, word: int | None = None,
+                n_words: int = 4) -> np.ndarray:
+    """``SeedSequence(entropy, spawn_key=(i,) or (i, word)).generate_state(n_words)`` for runs
+    ``i = first .. first + count - 1``, as a (count, n_words) uint32 array computed for all runs
+    at once: the same hash, vectorised over the run index (``tests/audit/test_adapters.py``
+    checks it word for word against NumPy). Child i of ``SeedSequence(entropy)`` is the run's
+    sequence, so ``word=None`` gives the runs' own states and :data:`NUMPY_GLOBAL`,
+    :data:`PYTHON_GLOBAL` those of :func:`seed_globals`."""
+    pool_size = 4
+    if first < 0 or first + count > 2 ** 32:
+        raise DPBanditsError(f"runs {first}..{first + count - 1} are outside 0..2^32 - 1")
+    run = _words(int(entropy))
+    run += [0] * (pool_size - len(run))            # a spawned sequence pads its entropy
+    columns = [np.full(count, w, dtype=np.uint32) for w in run]
+    columns.append(np.arange(first, first + count, dtype=np.uint64).astype(np.uint32))
+    if word is not None:
+        columns += [np.full(count, w, dtype=np.uint32) for w in _words(word)]
+    constant = [_INIT_A]
+
+    def hashmix(value: np.ndarray) -> np.ndarray:
+        value = value ^ np.uint32(constant[0])
+        constant[0] = (constant[0] * _MULT_A) & 0xFFFFFFFF
+        value = value * np.uint32(constant[0])
+        return value ^ (value >> np.uint32(16))
+
+    def mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        result = np.uint32(_MIX_L) * x - np.uint32(_MIX_R) * y
+        return result ^ (result >> np.uint32(16))
+
+    with np.errstate(over="ignore"):
+        pool = [hashmix(columns[k]) for k in range(pool_size)]
+        for source in range(pool_size):
+            for target in range(pool_size):
+                if source != target:
+                    pool[target] = mix(pool[target], hashmix(pool[source]))
+        for source in range(pool_size, len(columns)):
+            for target in range(pool_size):
+                pool[target] = mix(pool[target], hashmix(columns[source]))
+        out = np.empty((count, n_words), dtype=np.uint32)
+        constant_b = _INIT_B
+        for k in range(n_words):
+            value = pool[k % pool_size] ^ np.uint32(constant_b)
+            constant_b = (constant_b * _MULT_B) & 0xFFFFFFFF
+            value = value * np.uint32(constant_b)
+            out[:, k] = value ^ (value >> np.uint32(16))
+    return out
+
+
+def global_seeds(entropy: int, first: int, count: int) -> tuple[list[list[int]], list[int]]:
+    """What :func:`seed_globals` seeds NumPy's and Python's global generators with, for runs
+    ``first .. first + count - 1`` of ``SeedSequence(entropy)``, computed for all of them at
+    once: (NumPy's four words per run, Python's integer per run)."""
+    numpy_words = seed_states(entropy, first, count, NUMPY_GLOBAL, 4).tolist()
+    python = seed_states(entropy, first, count, PYTHON_GLOBAL, 2)
+    python_ints = (python[:, 0].astype(np.uint64) | (python[:, 1].astype(np.uint64) << np.uint64(32)))
+    return numpy_words, python_ints.tolist()
 
 
 def derived_seed(rng: np.random.Generator) -> int:

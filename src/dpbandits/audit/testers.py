@@ -36,16 +36,18 @@ import numpy as np
 
 from ..errors import DPBanditsError
 from ..pools import stop_pool
-from .confidence import epsilon_estimate, epsilon_lower_bound, hoeffding_lower_bound
+from .confidence import (epsilon_estimate, epsilon_lower_bound, hoeffding_lower_bound,
+                         max_attainable_bound)
 from .mechanism import Mechanism
 from .pairs import Pair
 from .result import AuditResult
+from .selection import Screening, leading, stop_reason
 from .scores import (NO_EVENT, Event, ExactScore, action_features, fitted_event, orient,
                      pair_privacy_loss)
 from .sequential import SamplePlan, Tested, draw_test_scores, sequential_test
 
 __all__ = ["action_features", "event_audit", "event_stages", "event_result", "exact_audit",
-           "pair_privacy_loss", "SamplePlan", "Selection", "EventStages"]
+           "pair_privacy_loss", "SamplePlan", "Screening", "Selection", "EventStages"]
 
 
 def _seeds(seed: int, count: int) -> list[int]:
@@ -156,78 +158,157 @@ class _Workers:
         return [future.result() for future in [self._pool.submit(function, *job) for job in jobs]]
 
 
-def _select_event(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int,
-                  seeds: list[int], alpha: float, claimed_delta: float,
-                  progress: Callable[[str], None] | None, workers: _Workers,
-                  overlap: bool = False) -> Event:
-    """Step 1: on each pair's selection sample, fit the scores on the first half and choose, on
-    the second half, the pair, score and threshold whose event gives the largest bound (the
-    earliest pair on ties). The pairs run side by side on ``workers`` (the same events); with
-    ``overlap`` and one worker, each pair's fit runs beside the next pair's sample
-    (:func:`_select_overlapped`, the same events)."""
-    side_by_side = workers.count > 1 and len(pairs) > 1
+def _pair_events(mechanism: Mechanism, exact, pairs: list[Pair], indices: list[int], n: int,
+                 seeds: list[int], alpha: float, claimed_delta: float,
+                 progress: Callable[[str], None] | None, workers: _Workers,
+                 overlap: bool = False, stage: str = "selection",
+                 kept: dict | None = None) -> list[Event | None]:
+    """Step 1 on the pairs ``indices``: each pair's event fitted on the first half of its
+    selection sample (``n`` runs per side) and chosen on the second, in the order of
+    ``indices`` (None for a pair where no score could be fitted). The pairs run side by side on
+    ``workers`` (the same events); with ``overlap`` and one worker, each pair's fit runs beside
+    the next pair's sample (:func:`_events_overlapped`, the same events; ``kept``: its
+    outputs already drawn, extended there)."""
+    side_by_side = workers.count > 1 and len(indices) > 1
     if overlap and not side_by_side:
-        return _select_overlapped(mechanism, exact, pairs, n_selection, seeds, alpha,
-                                  claimed_delta, progress)
+        return _events_overlapped(mechanism, exact, pairs, indices, n, seeds, alpha,
+                                  claimed_delta, progress, stage, kept)
     runner = workers.copy if side_by_side else mechanism     # one pair alone keeps its workers
-    jobs = [(runner, exact, i, pair, n_selection, (seeds[2 * i], seeds[2 * i + 1]), alpha,
-             claimed_delta) for i, pair in enumerate(pairs)]
+    jobs = [(runner, exact, i, pairs[i], n, (seeds[2 * i], seeds[2 * i + 1]), alpha,
+             claimed_delta) for i in indices]
     # side by side, every pair at once (each returns only its event); here, one after another
     batches = [jobs] if side_by_side else [[job] for job in jobs]
-    best = NO_EVENT
+    events: list[Event | None] = []
     for batch in batches:
         if progress:
             last = batch[-1][2]
-            progress(f"selection: pair {last + 1}/{len(pairs)} ({pairs[last].description})"
+            progress(f"{stage}: pair {last + 1}/{len(pairs)} ({pairs[last].description})"
                      if len(batch) == 1 else
-                     f"selection: {len(batch)} pairs on {workers.count} workers")
+                     f"{stage}: {len(batch)} pairs on {workers.count} workers")
         for event, used in workers.map(_pair_event, batch):
             getattr(mechanism, "backends_used", set()).update(used)
-            if event is not None and (best is NO_EVENT
-                                      or event.selection_bound > best.selection_bound):
-                best = event
+            events.append(event)
+    return events
+
+
+def _best(events: list[Event | None]) -> Event:
+    """The event with the largest selection bound (the earliest on ties); :data:`NO_EVENT` when
+    none could be fitted."""
+    best = NO_EVENT
+    for event in events:
+        if event is not None and (best is NO_EVENT or event.selection_bound > best.selection_bound):
+            best = event
     return best
 
 
-def _select_overlapped(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int,
-                       seeds: list[int], alpha: float, claimed_delta: float,
-                       progress: Callable[[str], None] | None) -> Event:
-    """:func:`_select_event` one pair after another, each pair's fit in a thread while the next
+def _drawn(mechanism: Mechanism, table: Any, n: int, seed: int,
+           kept: np.ndarray | None) -> np.ndarray:
+    """``mechanism.sample(table, n, seed)``; where runs 0 .. k - 1 of it are ``kept`` and the
+    mechanism can extend a sample (``sample_from``), only the runs after them are drawn (the
+    same runs: each depends on its seed and index only)."""
+    extend = getattr(mechanism, "sample_from", None)
+    if kept is None or not callable(extend) or not 0 < len(kept) < n:
+        return mechanism.sample(table, n, seed)
+    return np.concatenate([kept, extend(table, len(kept), n - len(kept), seed)])
+
+
+def _events_overlapped(mechanism: Mechanism, exact, pairs: list[Pair], indices: list[int],
+                       n: int, seeds: list[int], alpha: float, claimed_delta: float,
+                       progress: Callable[[str], None] | None, stage: str,
+                       kept: dict | None = None) -> list[Event | None]:
+    """:func:`_pair_events` one pair after another, each pair's fit in a thread while the next
     pair's runs are drawn: a mechanism that runs elsewhere (a candidate in its host process)
-    leaves this process idle while it runs. The events are combined in the pairs' order, so the
-    choice is the one made one step after the other."""
+    leaves this process idle while it runs. The events are returned in the pairs' order, so the
+    choice is the one made one step after the other. ``kept`` maps a pair to the outputs it
+    had already drawn from the same seeds (its screening), which are extended, not drawn again;
+    the pairs' outputs drawn here are put there."""
     from concurrent.futures import ThreadPoolExecutor
 
     fits = []
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-fit")
     try:
-        for i, pair in enumerate(pairs):
+        for i in indices:
+            pair = pairs[i]
             if progress:
-                progress(f"selection: pair {i + 1}/{len(pairs)} ({pair.description})")
-            out0 = mechanism.sample(pair.D0, n_selection, seeds[2 * i])
-            out1 = mechanism.sample(pair.D1, n_selection, seeds[2 * i + 1])
+                progress(f"{stage}: pair {i + 1}/{len(pairs)} ({pair.description})")
+            before = (kept or {}).get(i, (None, None))
+            out0 = _drawn(mechanism, pair.D0, n, seeds[2 * i], before[0])
+            out1 = _drawn(mechanism, pair.D1, n, seeds[2 * i + 1], before[1])
+            if kept is not None:
+                kept[i] = (out0, out1)
             fits.append(pool.submit(fitted_event, exact, i, pair, out0, out1, mechanism.K,
                                     alpha, claimed_delta))
-        best = NO_EVENT
-        for fit in fits:
-            event = fit.result()
-            if event is not None and (best is NO_EVENT
-                                      or event.selection_bound > best.selection_bound):
-                best = event
-        return best
+        return [fit.result() for fit in fits]
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _select(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int, seeds: list[int],
+            alpha: float, claimed: tuple[float | None, float], progress, workers: _Workers,
+            overlap: bool, screening: Screening | None, attainable: float | None) -> "Selection":
+    """Step 1: the selection stage, on every pair at ``n_selection`` runs per side, or in two
+    stages with a ``screening`` (:mod:`~dpbandits.audit.selection`)."""
+    claimed_eps, claimed_delta = claimed
+    everything = list(range(len(pairs)))
+    screen = screening.screen_size(n_selection, len(pairs)) if screening is not None else None
+    if screen is None:
+        best = _best(_pair_events(mechanism, exact, pairs, everything, n_selection, seeds, alpha,
+                                  claimed_delta, progress, workers, overlap))
+        return Selection(event=best, pair=pairs[best.pair_index], pairs=len(pairs),
+                         n_selection=n_selection)
+    assert screening is not None
+    kept: dict = {}
+    screened = _pair_events(mechanism, exact, pairs, everything, screen, seeds, alpha,
+                            claimed_delta, progress, workers, overlap,
+                            stage=f"selection (screening, {screen} runs per side)", kept=kept)
+    leaders = leading(screened, screening.leaders)
+    kept = {i: kept[i] for i in leaders if i in kept}
+    stopped = stop_reason(_best(screened), claimed_eps, attainable)
+    if stopped:
+        best, leaders, size = _best(screened), [], screen
+    else:
+        full = _pair_events(mechanism, exact, pairs, leaders, n_selection, seeds, alpha,
+                            claimed_delta, progress, workers, overlap,
+                            stage=f"selection (a leading pair, {n_selection} runs per side)",
+                            kept=kept)
+        best, size = _best(full), n_selection
+    spent = len(pairs) * screen + len(leaders) * (n_selection - screen)
+    bounds = ", ".join(f"{i + 1} ({screened[i].selection_bound:.3f})" if screened[i] is not None
+                       else f"{i + 1} (no event)" for i in leading(screened, screening.leaders))
+    note = (f"selection sample: {screen} runs per side on each of the {len(pairs)} candidate "
+            f"pairs (screening), "
+            + (f"then {n_selection} per side on the {len(leaders)} with the largest screening "
+               f"bounds (pairs {bounds}; their first {screen} the screening's), the event "
+               f"chosen among theirs" if not stopped else
+               f"and no more: {stopped}")
+            + f"; {spent} selection runs per side in all instead of {len(pairs) * n_selection} at "
+            f"{n_selection} on every pair. The selection only chooses the pair and the event: "
+            f"the bound comes from the test sample, drawn apart, so this moves no level")
+    return Selection(event=best, pair=pairs[best.pair_index], pairs=len(pairs),
+                     n_selection=size, screened=screen, leaders=tuple(leaders), spent=spent,
+                     notes=(note,))
 
 
 @dataclass(frozen=True, kw_only=True)
 class Selection:
     """The selection stage's result: the chosen event and the pair it was chosen on, among
-    ``pairs`` candidate pairs of ``n_selection`` runs per side each."""
+    ``pairs`` candidate pairs of ``n_selection`` runs per side each, or, with a screening
+    (:mod:`~dpbandits.audit.selection`), of ``screened`` runs per side each and ``n_selection``
+    on the leading pairs."""
 
     event: Event
     pair: Pair
     pairs: int
     n_selection: int
+    """Runs per side of the chosen pair's selection sample."""
+    screened: int = 0
+    """Runs per side of every pair's screening (0: no screening, every pair had
+    ``n_selection``)."""
+    leaders: tuple[int, ...] = ()
+    """The pairs carried from the screening to the full sample (empty: none, or no screening)."""
+    spent: int = 0
+    """Selection runs per side over every pair (0: ``pairs`` x ``n_selection``)."""
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,25 +330,32 @@ class EventStages:
 def event_audit(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 20_000,
                 n_test: int = 50_000, alpha: float = 0.05, seed: int = 0,
                 progress: Callable[[str], None] | None = None,
-                plan: SamplePlan | None = None) -> AuditResult:
+                plan: SamplePlan | None = None,
+                screening: Screening | None = None) -> AuditResult:
     """Black-box audit: scores fitted and events chosen on a selection sample, one event tested.
 
     Returns an :class:`AuditResult` whose ``epsilon_lower_bound`` holds with probability at least
     1 - alpha (Clopper-Pearson, one hypothesis on the test sample). With a ``plan``
     (:class:`SamplePlan`) ``n_test`` is the most the test draws: the sample is sized from its
     power need and read in looks, the bound then at level alpha / looks at each look
-    (``hypotheses`` = looks), valid at 1 - alpha whichever look it stops at. The stages are
-    :func:`event_stages`, the result :func:`event_result`.
+    (``hypotheses`` = looks), valid at 1 - alpha whichever look it stops at. A ``screening``
+    spends the selection sample in two stages (:mod:`~dpbandits.audit.selection`); the test and
+    its level are the same. The stages are :func:`event_stages`, the result :func:`event_result`.
     """
     return event_result(event_stages(mechanism, pairs, n_selection=n_selection, n_test=n_test,
-                                     alpha=alpha, seed=seed, progress=progress, plan=plan))
+                                     alpha=alpha, seed=seed, progress=progress, plan=plan,
+                                     screening=screening))
 
 
 def event_stages(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 20_000,
                  n_test: int = 50_000, alpha: float = 0.05, seed: int = 0,
                  progress: Callable[[str], None] | None = None,
-                 plan: SamplePlan | None = None) -> EventStages:
-    """The selection and the test of :func:`event_audit` (same arguments), each stage's result."""
+                 plan: SamplePlan | None = None,
+                 screening: Screening | None = None) -> EventStages:
+    """The selection and the test of :func:`event_audit` (same arguments), each stage's result.
+    With a ``screening`` (:class:`~dpbandits.audit.selection.Screening`) the selection sample is
+    spent in two stages: every pair screened on a quarter of it, the leading pairs given all
+    of it."""
     if not pairs:
         raise DPBanditsError("an audit needs at least one candidate pair")
     if n_selection // 2 < 10:
@@ -277,10 +365,14 @@ def event_stages(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 
     seeds = _seeds(seed, 2 * len(pairs) + 2)
     exact = mechanism.exact_model()
     with _Workers(mechanism) as workers, (_OneBlasThread() if plan is not None else nullcontext()):
-        best = _select_event(mechanism, exact, pairs, n_selection, seeds, alpha, claimed_delta,
-                             progress, workers, overlap=plan is not None)
-        selection = Selection(event=best, pair=pairs[best.pair_index], pairs=len(pairs),
-                              n_selection=n_selection)
+        attainable = None
+        if screening is not None and claimed_eps is not None:
+            looks = plan.looks if plan is not None else 1
+            attainable = max_attainable_bound(n_test, alpha, looks)
+        selection = _select(mechanism, exact, pairs, n_selection, seeds, alpha,
+                            (claimed_eps, claimed_delta), progress, workers, plan is not None,
+                            screening, attainable)
+        best = selection.event
         if progress:
             progress(f"test: {best.describe()} on {selection.pair.description}")
         if plan is None:
@@ -323,10 +415,13 @@ def event_result(stages: EventStages, *, notes: tuple[str, ...] = (),
         n_selection=selection.n_selection, n_test=n_test,
         event=f"{best.describe()} ({direction})", pair=pair.to_dict(),
         counts={"in_S_D0": k0, "n_D0": n_test, "in_S_D1": k1, "n_D1": n_test,
-                "candidate_pairs": selection.pairs, **tested.facts, **(counts or {})},
+                "candidate_pairs": selection.pairs, **tested.facts,
+                **({"screened_runs": selection.screened, "leading_pairs": len(selection.leaders),
+                    "selection_runs": selection.spent} if selection.screened else {}),
+                **(counts or {})},
         seconds=time.perf_counter() - stages.started,
         epsilon_estimate=epsilon_estimate(kb, nb, ks, ns), certificate=certificate,
-        exact_epsilon=exact_eps, notes=tuple(notes) + tested.notes,
+        exact_epsilon=exact_eps, notes=tuple(notes) + selection.notes + tested.notes,
         claim_status=stages.claim_status, backend=backend)
 
 

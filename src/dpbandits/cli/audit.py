@@ -412,7 +412,10 @@ def describe(result, epsilon: float | None = None) -> str:
              f"  event: {result.event}",
              f"  test sample: {counts.get('in_S_D0', '-')} of {counts['n_D0']} runs on D0 and "
              f"{counts.get('in_S_D1', '-')} of {counts['n_D1']} on D1 in the event; selection "
-             f"{result.n_selection} runs per side and pair, {counts['candidate_pairs']} candidate pairs",
+             + (f"{result.n_selection} runs per side and pair, {counts['candidate_pairs']} "
+                f"candidate pairs" if not counts.get("screened_runs") else
+                f"{counts['screened_runs']} runs per side on each of {counts['candidate_pairs']} "
+                f"candidate pairs, {result.n_selection} on the chosen one"),
              f"  point estimate (not a bound): {shown}; {result.seconds:.1f} s"]
     lines += [f"  note: {note}" for note in result.notes]
     if reason is None and epsilon is not None:
