@@ -16,8 +16,9 @@ best. :class:`Screening` spends them in two stages instead:
    side (the same seeds, so their first runs are the screening's), and the event is chosen among
    theirs as before.
 
-Stage 2 is skipped when the screening has decided what it can: its best bound already exceeds
-the claim (a violation candidate: the test sample sizes itself on that event), or no event could
+Stage 2 is skipped when the screening has decided what it can: its best bound is already at
+least twice the claim (the loss the test sample is sized to detect: a gross violation, which the
+test then sizes itself on), or no event could
 give a bound above the claim at the test's largest size (:func:`max_attainable_bound` at
 ``n_test`` runs per side and level alpha / looks), so the choice cannot change the verdict.
 With no more pairs than :attr:`leaders`, or a screening below :attr:`floor`, every pair gets the
@@ -69,15 +70,17 @@ def leading(events: list[Event | None], count: int) -> list[int]:
     return order[:count]
 
 
-def stop_reason(best: Event | None, claimed_eps: float | None, attainable: float | None) -> str:
+def stop_reason(best: Event | None, claimed_eps: float | None, attainable: float | None,
+                violation: float = 2.0) -> str:
     """Why the screening's events suffice (empty when the leading pairs need their full
-    sample): its best bound exceeds the claim, or no bound the test could give would."""
+    sample): its best bound is at least ``violation`` times the claim (the loss the test sample
+    is sized to detect), or no bound the test could give would exceed the claim."""
     if claimed_eps is None:
         return ""
-    if best is not None and best.selection_bound > claimed_eps:
+    if best is not None and best.selection_bound >= violation * claimed_eps > 0:
         return (f"the screening's best event already gives a bound of {best.selection_bound:.3f} "
-                f"above the claim {claimed_eps:g} on its second half (a violation candidate; "
-                f"the test sample is sized on it)")
+                f"on its second half, at least {violation:g} x the claim {claimed_eps:g} (the "
+                f"loss the test sample is sized to detect)")
     if attainable is not None and attainable <= claimed_eps:
         return (f"no event can give a bound above the claim {claimed_eps:g} at the test's most "
                 f"runs (at most {attainable:.3f}, every run in the event on one table and none "

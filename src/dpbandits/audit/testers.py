@@ -245,7 +245,8 @@ def _events_overlapped(mechanism: Mechanism, exact, pairs: list[Pair], indices: 
 
 def _select(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int, seeds: list[int],
             alpha: float, claimed: tuple[float | None, float], progress, workers: _Workers,
-            overlap: bool, screening: Screening | None, attainable: float | None) -> "Selection":
+            overlap: bool, screening: Screening | None, attainable: float | None,
+            violation: float = 2.0) -> "Selection":
     """Step 1: the selection stage, on every pair at ``n_selection`` runs per side, or in two
     stages with a ``screening`` (:mod:`~dpbandits.audit.selection`)."""
     claimed_eps, claimed_delta = claimed
@@ -263,7 +264,7 @@ def _select(mechanism: Mechanism, exact, pairs: list[Pair], n_selection: int, se
                             stage=f"selection (screening, {screen} runs per side)", kept=kept)
     leaders = leading(screened, screening.leaders)
     kept = {i: kept[i] for i in leaders if i in kept}
-    stopped = stop_reason(_best(screened), claimed_eps, attainable)
+    stopped = stop_reason(_best(screened), claimed_eps, attainable, violation)
     if stopped:
         best, leaders, size = _best(screened), [], screen
     else:
@@ -371,7 +372,7 @@ def event_stages(mechanism: Mechanism, pairs: list[Pair], *, n_selection: int = 
             attainable = max_attainable_bound(n_test, alpha, looks)
         selection = _select(mechanism, exact, pairs, n_selection, seeds, alpha,
                             (claimed_eps, claimed_delta), progress, workers, plan is not None,
-                            screening, attainable)
+                            screening, attainable, plan.violation if plan is not None else 2.0)
         best = selection.event
         if progress:
             progress(f"test: {best.describe()} on {selection.pair.description}")
