@@ -300,3 +300,54 @@ def test_the_runs_seeds_derived_in_bulk_are_numpys_word_for_word(entropy):
     finally:
         np.random.set_state(state[0])
         random.setstate(state[1])
+
+
+class _SometimesGlobal:
+    """Round 1: with probability 0.3 (the run's own generator) an arm from NumPy's global
+    generator, by an odd number of Gaussian draws (one left cached); otherwise from the run's
+    generator. Then Python's global generator for round 2."""
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def act(self, t):
+        import random
+
+        if t == 1:
+            if self.rng.random() < 0.3:
+                return int(sum(np.random.normal(size=3)) > 0)
+            return int(self.rng.integers(0, 2))
+        if t == 2:
+            return random.randrange(2)
+        return int(self.rng.integers(0, 2))
+
+    def observe(self, t, arm, reward):
+        pass
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("isolated, workers", [(False, 1), (True, 1), (True, 2)])
+def test_the_global_generator_watched_not_seeded_gives_the_seeded_runs(isolated, workers):
+    """NumPy's global generator is seeded for a block's first run and then only watched until a
+    run draws from it (protocols.NumpyGlobal): a candidate that draws from it in some runs only,
+    from the second run of a block on, gives exactly the runs of one seeded before every run
+    (seed_globals), in the auditor's process and in one or two hosts."""
+    from dpbandits.audit.protocols import seed_globals
+
+    table = Table(np.zeros((4, 2)))
+    seed, n = 4, 40
+    expected = []
+    state = np.random.get_state()
+    for child in np.random.SeedSequence(seed).spawn(n):
+        seed_globals(child)
+        policy = _SometimesGlobal(np.random.default_rng(child))
+        expected.append([policy.act(t) for t in range(1, 5)])
+    np.random.set_state(state)
+    drew = [i for i in range(n) if np.random.default_rng(np.random.SeedSequence(seed).spawn(n)[i]).random() < 0.3]
+    assert drew and drew[0] > 0          # the first draw from the global is not a block's first run
+    mechanism = PolicyMechanism(_SometimesGlobal, 2, None, isolated=isolated, workers=workers)
+    try:
+        np.testing.assert_array_equal(mechanism.sample(table, n, seed), expected)
+        np.testing.assert_array_equal(mechanism.sample(table, n, seed), expected)   # seeded now
+    finally:
+        mechanism.close()

@@ -64,7 +64,7 @@ from ..reference.privacy import Guarantee
 from .isolation import AVAILABLE, DEFAULT_TIMEOUT, Hosts, check_timeout, quoted
 from .mechanism import Mechanism, as_table
 from .outputs import _checked_action, _checked_sequence
-from .protocols import adapt, global_seeds, seed_globals
+from .protocols import adapt, global_seeds, numpy_global, seed_globals
 
 __all__ = ["PolicyMechanism", "CallableMechanism", "run_seeds", "claimed_guarantee",
            "checked_sample_arguments"]
@@ -154,6 +154,10 @@ class _PythonMechanism(Mechanism):
     feedback_models: tuple[str, ...] = FEEDBACK_MODELS
     """The feedback models the adapter can deliver."""
 
+    _draws_numpy_global = False
+    """Whether a run of this candidate, in this process, has drawn from NumPy's global generator
+    (then every later run is seeded before it runs; until then it is only watched)."""
+
     def __init__(self, K: int, claim_epsilon: float | None, feedback: str, workers: int,
                  label: str, timeout: float = DEFAULT_TIMEOUT, isolated: bool = True) -> None:
         self.K = check_positive_int(K, "K", minimum=2)
@@ -181,7 +185,7 @@ class _PythonMechanism(Mechanism):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        for name in ("_hosts", "_progress"):
+        for name in ("_hosts", "_progress", "_rows_made"):
             state.pop(name, None)
         return state
 
@@ -280,15 +284,31 @@ class _PythonMechanism(Mechanism):
         # may be the caller's own process when not isolated).
         numpy_state, python_state = np.random.get_state(), random.getstate()
         bulk = seeds.global_seeds() if isinstance(seeds, _SeedRange) else None
+        # NumPy's global generator: seeded for the block's first run, then only watched until a
+        # run draws from it (protocols.NumpyGlobal); from then on seeded for every run.
+        watch = numpy_global() if bulk is not None and not self._draws_numpy_global else None
+        lazy = watch is not None and watch.usable and len(seeds) > 0
+        if lazy:
+            np.random.seed(bulk[0][0])          # type: ignore[index]
+            untouched = watch.snapshot()        # type: ignore[union-attr]
         try:
             for offset, run_seed in enumerate(seeds):
                 self._progress[0], self._progress[1] = start + offset, 0
                 if bulk is None:
                     seed_globals(run_seed)
                 else:                           # the same seeds, derived for the whole block
-                    np.random.seed(bulk[0][offset])
+                    if not lazy:
+                        np.random.seed(bulk[0][offset])
                     random.seed(bulk[1][offset])
-                actions[offset] = self._run(X, np.random.default_rng(run_seed), start + offset)
+                output = self._run(X, np.random.default_rng(run_seed), start + offset)
+                if lazy and watch.moved(untouched):         # type: ignore[union-attr]
+                    lazy, self._draws_numpy_global = False, True
+                    if offset > 0:      # it drew from the first run's state: run it seeded
+                        self._progress[0], self._progress[1] = start + offset, 0
+                        np.random.seed(bulk[0][offset])      # type: ignore[index]
+                        random.seed(bulk[1][offset])         # type: ignore[index]
+                        output = self._run(X, np.random.default_rng(run_seed), start + offset)
+                actions[offset] = output
         finally:
             np.random.set_state(numpy_state)
             random.setstate(python_state)
@@ -357,6 +377,14 @@ class PolicyMechanism(_PythonMechanism):
         """The policy of one run of T rounds."""
         return self.factory(rng)
 
+    def _row_lists(self, X: np.ndarray) -> list[list[float]]:
+        """The rows of ``X`` as Python floats, made once per block of runs: a run is handed one
+        float at a time, which it cannot change (floats are immutable), never the lists."""
+        made = self.__dict__.get("_rows_made")
+        if made is None or made[0] is not X:
+            made = self.__dict__["_rows_made"] = (X, X.tolist())
+        return made[1]
+
     def _step_name(self, step: int) -> str:
         if step == 0:
             return self.build_call
@@ -381,7 +409,7 @@ class PolicyMechanism(_PythonMechanism):
         act_call = getattr(policy, "act_call", "policy.act")
         observe_call = getattr(policy, "observe_call", "policy.observe")
         full = self.feedback == "full"
-        rows = None if full else X.tolist()    # this run's own floats
+        rows = None if full else self._row_lists(X)
         actions = [0] * T
         t, what = 0, "act"
         # One try around the whole loop: the per-round cost is the candidate's own, plus a type

@@ -141,6 +141,67 @@ def global_seeds(entropy: int, first: int, count: int) -> tuple[list[list[int]],
     return numpy_words, python_ints.tolist()
 
 
+class NumpyGlobal:
+    """Whether runs draw from NumPy's global generator (``np.random.*``), read from its state.
+
+    Seeding it (``np.random.seed`` with four words) costs about 10 us, as much as a short run of
+    a quick candidate, and most candidates never draw from it. A run that draws from it moves
+    its state: every draw advances the position in the key or regenerates the whole key (and a
+    cached Gaussian exists only after such a draw). So the state is seeded for the first run of
+    a block and then only looked at: while it has not moved, no run has drawn from it, and each
+    run's actions are those it would give with the state seeded for it. The state is read in
+    place through the bit generator's ``ctypes`` interface (its 624 key words, then the
+    position), which is checked against ``bit_generator.state`` once; where that check fails,
+    or the global generator is not NumPy's MT19937, :attr:`usable` is False and every run is
+    seeded."""
+
+    def __init__(self) -> None:
+        self.usable = False
+        self._generator = None
+        self._words: np.ndarray | None = None
+        try:
+            import ctypes
+
+            generator = np.random.mtrand._rand._bit_generator
+            if type(generator) is not np.random.MT19937:
+                return
+            words = np.frombuffer((ctypes.c_uint32 * 625).from_address(
+                generator.ctypes.state_address), dtype=np.uint32)
+            before = np.random.get_state()
+            try:
+                np.random.seed([0x6470, 1, 2, 3])
+                np.random.random(700)            # past one regeneration of the key
+                state = generator.state["state"]
+                same = (np.array_equal(words[:624], state["key"])
+                        and int(words[624]) == int(state["pos"]))
+            finally:
+                np.random.set_state(before)
+        except Exception:                       # no ctypes, another layout: seed every run
+            return
+        self._generator, self._words, self.usable = generator, words, same
+
+    def snapshot(self) -> bytes:
+        """The global generator's state now."""
+        assert self._words is not None
+        return self._words.tobytes()
+
+    def moved(self, snapshot: bytes) -> bool:
+        """Whether anything drew from (or replaced, or reseeded) the global generator since
+        ``snapshot``."""
+        return (np.random.mtrand._rand._bit_generator is not self._generator
+                or self._words.tobytes() != snapshot)          # type: ignore[union-attr]
+
+
+_NUMPY_GLOBAL: list[NumpyGlobal] = []
+
+
+def numpy_global() -> NumpyGlobal:
+    """The :class:`NumpyGlobal` of this process (made once)."""
+    if not _NUMPY_GLOBAL:
+        _NUMPY_GLOBAL.append(NumpyGlobal())
+    return _NUMPY_GLOBAL[0]
+
+
 def derived_seed(rng: np.random.Generator) -> int:
     """An integer seed in [0, 2^32) for a constructor that takes ``seed``: a function of the run's
     seed sequence (the generator's), drawn without consuming the generator."""
