@@ -78,6 +78,11 @@ never depend on it)."""
 LOADING = -1
 """The run index of the progress word while the candidate is loaded and checked."""
 
+GENERATOR_BLOCK = 256
+"""Runs whose generators are made together, before the first of them runs: the same generators,
+made one after another rather than between runs (about 15 us less per run of a quick
+candidate, measured at T = 16)."""
+
 REPLAYED_RUNS = 4
 """Runs of a ``sample`` call run a second time to check that they repeat (module docstring)."""
 
@@ -291,8 +296,13 @@ class _PythonMechanism(Mechanism):
         if lazy:
             np.random.seed(bulk[0][0])          # type: ignore[index]
             untouched = watch.snapshot()        # type: ignore[union-attr]
+        sequences = list(seeds)
+        generators: list[np.random.Generator] = []
         try:
-            for offset, run_seed in enumerate(seeds):
+            for offset, run_seed in enumerate(sequences):
+                if offset % GENERATOR_BLOCK == 0:   # the next runs' generators, made together
+                    generators = [np.random.default_rng(sequence) for sequence in
+                                  sequences[offset:offset + GENERATOR_BLOCK]]
                 self._progress[0], self._progress[1] = start + offset, 0
                 if bulk is None:
                     seed_globals(run_seed)
@@ -300,7 +310,7 @@ class _PythonMechanism(Mechanism):
                     if not lazy:
                         np.random.seed(bulk[0][offset])
                     random.seed(bulk[1][offset])
-                output = self._run(X, np.random.default_rng(run_seed), start + offset)
+                output = self._run(X, generators[offset % GENERATOR_BLOCK], start + offset)
                 if lazy and watch.moved(untouched):         # type: ignore[union-attr]
                     lazy, self._draws_numpy_global = False, True
                     if offset > 0:      # it drew from the first run's state: run it seeded
