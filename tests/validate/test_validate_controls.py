@@ -73,8 +73,9 @@ def test_anytime_lazy_ucb_independent_implementation_conforms_and_late_release_d
 @pytest.mark.statistical
 def test_reused_noise_in_a_bandit_algorithm_is_caught_by_the_audit_not_the_behaviour():
     """Anytime-Lazy-UCB reusing one noise draw per arm. The audit's lower bound on epsilon
-    exceeds the claim 1 at the first look of its test sample (1.33 at 99% on 250 runs per side at
-    this seed; 1.88 on a fixed 1000); for a mechanism that keeps its claim a violation has
+    exceeds the claim 1 by the second look of its test sample (1.24 at 99% on 500 runs per side
+    at this seed, the selection screened; 1.33 at the first look with every pair on 2000
+    selection runs; 1.88 on a fixed 1000); for a mechanism that keeps its claim a violation has
     probability <= alpha = 0.01, whatever look it stops at. The behavioural verdict is `conforms` at this seed: an observed
     fact about this size (the bug's effect on pull counts is below the detectable effects), not
     a guarantee; it shows why the audit is part of the validation."""
@@ -82,7 +83,7 @@ def test_reused_noise_in_a_bandit_algorithm_is_caught_by_the_audit_not_the_behav
                       horizon=300, runs=40, seed=3, alpha=0.01, audit_samples=1000)
     assert result.behaviour == "conforms"
     assert result.privacy == "violation" and result.audit.epsilon_lower_bound > 1.2
-    assert result.audit.counts["look"] == 1
+    assert result.audit.counts["look"] <= 2 and result.audit.counts["screened_runs"] == 500
     assert "anytime-lazy-ucb's claim: 1-DP" in result.summary()
 
 
