@@ -84,7 +84,7 @@ def test_reused_noise_in_a_bandit_algorithm_is_caught_by_the_audit_not_the_behav
     assert result.behaviour == "conforms"
     assert result.privacy == "violation" and result.audit.epsilon_lower_bound > 1.2
     assert result.audit.counts["look"] <= 2 and result.audit.counts["screened_runs"] == 500
-    assert "anytime-lazy-ucb's claim: 1-DP" in result.summary()
+    assert "anytime-lazy-ucb's claim 1-DP [row]: true" in result.summary()
 
 
 @pytest.mark.slow
