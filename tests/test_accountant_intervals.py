@@ -4,8 +4,11 @@ rewards, written with numpy as a policy would, is run on watched arrays under a 
 of four {0, 1} tables, and its interval shadow must contain the map's values and bound its
 changes on a 41 x 41 grid of [0, 1]^2.
 
+Each bound is also checked against the enumerated changes in a proof: a rule planted wrong is
+found as a defect.
+
 Kinds: oracle (the grid is an independent computation of each map's range and changes), exact
-(the worked examples' bounds).
+(the worked examples' bounds, the planted defect).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dpbandits.accountant import traced_upper
 from dpbandits.accountant.lockstep import _TableTracer
 from dpbandits.reference import intervals, noise
+from dpbandits.reference.bandit.anytime_lazy_ucb import AnytimeLazyUCB
 
 
 def _lockstep():
@@ -97,3 +102,27 @@ def test_the_floor_of_a_sum_and_a_squared_reward_are_bounded_by_one():
         s = intervals.per_group(tracer, out._iv, out.shape)[:, :, 0]
         assert np.all(s[:, 0] == 1.0)
         assert np.all(s[:, 1] == (1.0 if name == "floor of a sum" else 0.0))
+
+
+class Halves(AnytimeLazyUCB):
+    """Anytime-Lazy-UCB on rewards rounded down to a multiple of 1/2 (floor(2 x) / 2)."""
+
+    def observe(self, t, actions, feedback):
+        super().observe(t, actions, np.floor(2.0 * feedback) / 2.0)
+
+
+@pytest.mark.exact
+def test_an_interval_rule_below_the_enumerated_changes_is_a_defect_not_a_proof(monkeypatch):
+    """Honest, the floor's rule gives a proof over [0, 1] tables with eps 1. Planted at half its
+    bound, the enumerated {0, 1} changes exceed it: the bound is not a proof, the finding says
+    so, and the enumerated change is charged."""
+    honest = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=Halves)
+    assert honest.proof and honest.epsilon == 1.0 and not honest.findings
+    rounded = intervals._rounded
+    monkeypatch.setattr(intervals, "_rounded",
+                        lambda a, kind: (lambda lo, hi, s: (lo, hi, s / 2))(*rounded(a, kind)))
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=Halves)
+    assert not bound.proof and "a defect of the accountant" in bound.status
+    assert bound.epsilon == pytest.approx(1.0)
+    assert any(": defect: " in f and "above its interval bound 0.5" in f
+               for f in bound.findings), bound.findings

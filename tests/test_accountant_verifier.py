@@ -17,11 +17,8 @@ Three classes of planted break, at least three of each, each found at the size o
 Ten harmless rewrites leave the bound and its status alone, among them the four an earlier
 check got wrong: Laplace noise written as a difference of two exponentials, the floor of a sum,
 a squared reward, and a scale computed from earlier released values. The floor and the square
-are nonlinear: their proofs hold on every table in [0, 1] by interval arithmetic
-(docs/accountant.md#how-sensitivities-are-bounded), whose rules are checked against the
-enumerated changes (a rule planted wrong is a defect, named), on three breaks (a reward times 1.5; a map that is 0 on every {0, 1} table; a sum
-divided by a reward-derived value, which has no rule), and against a grid of [0, 1] values in
-tests/test_accountant_intervals.py.
+hold on every table in [0, 1] by interval arithmetic
+(docs/accountant.md#how-sensitivities-are-bounded); four more cases bound or name a map.
 
 Kinds: exact (deterministic traces: fixed seeds, enumerated tables).
 """
@@ -35,7 +32,7 @@ import numpy as np
 import pytest
 
 from dpbandits.accountant import traced_upper
-from dpbandits.reference import intervals, noise
+from dpbandits.reference import noise
 from dpbandits.reference.bandit import anytime_lazy_ucb
 from dpbandits.reference.bandit.anytime_lazy_ucb import AnytimeLazyUCB
 from dpbandits.reference.noise import decision, laplace, release
@@ -414,10 +411,9 @@ class SumBySlices(_Lazy):
 
 HARMLESS = [ExponentialDifference, FlooredSum, SquaredFirst, ScaleFromReleases, NegatedDraw,
             UnitOverEpsilon, DoubledSumDoubledNoise, CopiedNoise, PublicBranch, SumBySlices]
-NONLINEAR = {FlooredSum: ("np.floor", "np.floor(self.Phi[i, j])"),
-             SquaredFirst: ("np.square", "return x ** 2")}
-"""The rewrites whose statistic is not affine in the rewards: their maps have interval rules,
-so the proof holds on every table in [0, 1], and its assumption names the map and its line."""
+NONLINEAR = {FlooredSum: ("np.floor", "_statistic", "np.floor(self.Phi[i, j])"),
+             SquaredFirst: ("np.square", "_first", "return x ** 2")}
+"""Nonlinear rewrites: the assumption names the map, bounded by its interval rule."""
 
 
 @pytest.mark.exact
@@ -429,35 +425,39 @@ def test_a_harmless_rewrite_leaves_the_proof_alone(cls):
     assert rewrite.proof and rewrite.epsilon == pytest.approx(honest.epsilon, rel=1e-9), \
         (rewrite.status, rewrite.findings)
     assert rewrite.scope == honest.scope and not rewrite.findings
+    assert ("interval arithmetic" in rewrite.assumption) == (cls in NONLINEAR)
     if cls in NONLINEAR:
-        name, text = NONLINEAR[cls]
-        method = cls._statistic if "_statistic" in vars(cls) else cls._first
-        assert (f"{name} of a reward-derived value ({HERE}:{_line(method, text)}) bounded by "
-                f"interval arithmetic over [0, 1]") in rewrite.assumption, rewrite.assumption
-    else:
-        assert "interval arithmetic" not in rewrite.assumption
-
+        name, method, text = NONLINEAR[cls]
+        where = f"{HERE}:{_line(getattr(cls, method), text)}"
+        assert f"{name} of a reward-derived value ({where}) bounded by interval arithmetic " \
+               f"over [0, 1]" in rewrite.assumption, rewrite.assumption
 
 # --- sensitivities over [0, 1] by interval arithmetic --------------------------------------------
 
 class RewardTimes15(_Lazy):
-    """The epoch sum multiplied by 1.5 before its release (affine: its change is 1.5)."""
+    """The epoch sum times 1.5 before its release (affine: it changes by 1.5)."""
 
     def _statistic(self, i, j):
         return 1.5 * self.Phi[i, j]
 
 
 class BumpFirst(_Lazy):
-    """The first reward released as 8 x (1 - x): 0 on every {0, 1} table, so the enumeration
-    alone sees no change; inside (0, 1) it reaches 2 (at x = 1/2), so the release costs 2."""
+    """8 x (1 - x) of the first reward: 0 on {0, 1} tables, 2 at x = 1/2; bounded by 8 * 1 +
+    1 * 8 = 16, capped by the width of its range [0, 8]: 8 (sound, not tight)."""
 
     def _first(self, x):
         return 8.0 * x * (1.0 - x)
 
 
+class FirstModTwo(_Lazy):
+    """The first reward released as x mod 2 (x itself on [0, 1]; the remainder has no rule)."""
+
+    def _first(self, x):
+        return x % 2.0
+
+
 class DividedByReward(_Lazy):
-    """The epoch sum divided by 1 + the last reward: no interval rule (a quotient by a
-    reward-derived value)."""
+    """The epoch sum over 1 + the last reward: no rule, and coefficients that move (no proof)."""
 
     def _extra(self, t, x, rows, actions):
         self.last = x
@@ -466,47 +466,30 @@ class DividedByReward(_Lazy):
         return self.Phi[i, j] / (1.0 + self.last)
 
 
-@pytest.mark.exact
-def test_a_reward_times_one_and_a_half_is_a_proof_of_its_larger_bound():
-    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=RewardTimes15)
-    assert bound.proof and "every table with entries in [0, 1]" in bound.scope
-    assert bound.epsilon == pytest.approx(1.5)
+INTERVAL_BREAKS = [(RewardTimes15, 1.5, None), (BumpFirst, 8.0, None),
+                   (FirstModTwo, 1.0, ("np.remainder", "_first", "x % 2.0")),
+                   (DividedByReward, None, ("np.divide", "_statistic", "/ (1.0 + self.last)"))]
 
 
 @pytest.mark.exact
-def test_a_map_that_is_flat_on_binary_tables_is_bounded_over_the_unit_interval():
-    """Interval arithmetic: x in [0, 1] and 1 - x in [0, 1] each change by at most 1, 8 x by 8;
-    the product changes by at most 8 * 1 + 1 * 8 = 16, capped by the width of its range
-    [0, 8]: 8 (the true largest change is 2; the bound is sound, not tight). The enumeration
-    alone, on {0, 1} tables, would charge the first release nothing."""
-    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=BumpFirst)
-    assert bound.proof and "every table with entries in [0, 1]" in bound.scope
-    assert bound.epsilon == pytest.approx(8.0)
-    assert bound.per_row[1] == pytest.approx(8.0)       # the first release alone
-
-
-@pytest.mark.exact
-def test_a_quotient_by_a_reward_derived_value_has_no_rule_and_is_named():
-    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=DividedByReward)
-    assert not bound.proof
-    line = _line(DividedByReward._statistic, "/ (1.0 + self.last)")
-    assert f"no interval rule: np.divide of a reward-derived value ({HERE}:{line}): its change " \
-           f"over [0, 1] is not bounded; a proof covers the enumerated {{0, 1}} tables only" \
-        in bound.findings, bound.findings
-
-
-@pytest.mark.exact
-def test_an_interval_rule_below_the_enumerated_changes_is_a_defect_not_a_proof(monkeypatch):
-    """The cross-check can fail: with the floor's rule planted at half its bound, the
-    enumerated {0, 1} changes exceed it, the bound is not a proof, and the finding says so."""
-    rounded = intervals._rounded
-    monkeypatch.setattr(intervals, "_rounded",
-                        lambda a, kind: (lambda lo, hi, s: (lo, hi, s / 2))(*rounded(a, kind)))
-    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=FlooredSum)
-    assert not bound.proof and "a defect of the accountant" in bound.status
-    assert bound.epsilon == pytest.approx(1.0)          # the enumerated change is charged
-    assert any(": defect: " in f and "above its interval bound 0.5" in f
-               for f in bound.findings), bound.findings
+@pytest.mark.parametrize("cls, epsilon, unruled", INTERVAL_BREAKS,
+                         ids=[c.__name__ for c, *_ in INTERVAL_BREAKS])
+def test_a_statistic_is_bounded_over_unit_tables_or_its_map_is_named(cls, epsilon, unruled):
+    """A proof over [0, 1] with the interval bound, or the map with no rule named (in the scope,
+    where the proof holds on {0, 1} tables)."""
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=cls)
+    assert bound.proof == (epsilon is not None), (bound.status, bound.findings)
+    assert epsilon is None or bound.epsilon == pytest.approx(epsilon)
+    if unruled is None:
+        assert bound.scope.startswith("K = 2, T = 6, every table with entries in [0, 1] (")
+        return
+    name, method, text = unruled
+    note = f"{name} of a reward-derived value ({HERE}:{_line(getattr(cls, method), text)})"
+    assert f"no interval rule: {note}: its change over [0, 1] is not bounded; a proof covers " \
+           f"the enumerated {{0, 1}} tables only" in bound.findings, bound.findings
+    if bound.proof:
+        assert bound.scope.startswith(f"K = 2, T = 6, every table with entries in {{0, 1}} "
+                                      f"(not [0, 1]: {note} has no interval rule; 64 action")
 
 
 @pytest.mark.exact
