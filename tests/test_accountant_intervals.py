@@ -90,6 +90,23 @@ def test_interval_bounds_hold_on_a_grid_of_unit_tables(name):
     assert np.all(s >= np.array(change)[None] - 1e-12), (s, change)
 
 
+NO_RULE = {"median": (lambda x1, x2: np.median(np.stack([x1, x2], axis=1), axis=1), "np.median"),
+           "remainder": (lambda x1, x2: (x1 + x2) % 2.0, "np.remainder"),
+           "quotient": (lambda x1, x2: x1 / (1.0 + x2), "np.divide"),
+           "sine of a square": (lambda x1, x2: np.sin(x1 ** 2), "np.sin")}
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name", list(NO_RULE))
+def test_a_map_with_no_rule_is_named_and_unbounded(name):
+    f, ufunc = NO_RULE[name]
+    tracer, x1, x2 = _lockstep()
+    with noise.tracing(tracer):
+        out = f(x1, x2)
+    assert [m.split(" of ")[0] for m in tracer.nonlinear_maps] == [ufunc]
+    assert np.all(np.isinf(intervals.per_group(tracer, out._iv, out.shape)[:, 0]))
+
+
 @pytest.mark.exact
 def test_the_floor_of_a_sum_and_a_squared_reward_are_bounded_by_one():
     """The worked examples of docs/accountant.md#how-sensitivities-are-bounded: x1 + x2 in

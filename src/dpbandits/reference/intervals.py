@@ -329,16 +329,14 @@ _PUBLIC = frozenset({np.zeros_like, np.ones_like, np.empty_like, np.full_like})
 def function(tracer, fn, args: tuple, kwargs: dict, result, moving: list, site) -> Shadow | None:
     """The shadow of an array function's result (a selection, a sum or mean, a maximum or
     minimum, a stack, ``np.where`` on a public condition, ``np.clip``, ``np.round``), or None
-    when it needs none; no rule: unbounded, recorded as in :func:`ufunc`."""
+    when it needs none (no input carries a shadow, and ``moving``, the reward-derived inputs
+    of a nonlinear function, is empty); no rule: unbounded, recorded as in :func:`ufunc`."""
     shadowed = [a for a in _flat(list(args) + list(kwargs.values()))
                 if getattr(a, "_iv", None) is not None]
     if not isinstance(result, np.ndarray) or result.dtype.kind != "f" or fn in _PUBLIC:
         return None
     if not shadowed and not moving:
-        return None
-    if not shadowed and fn not in (np.clip, np.round, np.around, np.max, np.min, np.amax,
-                                   np.amin):
-        return None                     # an affine function of values without shadows
+        return None                     # affine, or no reward-derived value: none needed
     name = f"np.{fn.__name__}"
     out = None
     P = _cells(tracer)
