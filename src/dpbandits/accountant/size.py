@@ -26,6 +26,7 @@ sequences).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +39,9 @@ from ..reference.registry import canonical, get
 from ..reference.symbolic import SymbolicGenerator, SymbolicTracer
 from ..reference.formed import Formed
 from ..reference.forms import Leaf
+from ..reference.locality import Locality
 from ..reference.watched import watch
+from . import coverage
 from .tracing import build_policy
 
 _TOLERANCE = 1e-9
@@ -106,6 +109,9 @@ class SymbolicRun:
     releases: int = 0
     seconds: float = 0.0
     refused: str = ""
+    locality: list[str] | None = None
+    """What the dependence analysis of the per-arm schedule found (empty: derived on every
+    line that ran; None: not run)."""
 
     @property
     def clean(self) -> bool:
@@ -146,9 +152,13 @@ def _snapshot_rounds(sequences: np.ndarray, holds: dict, K: int) -> dict[int, se
 
 def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | None,
                  params: dict[str, Any], policy_class: type | None,
-                 sequences: list[tuple[str, np.ndarray]], seed: int = 0) -> SymbolicRun:
+                 sequences: list[tuple[str, np.ndarray]], seed: int = 0,
+                 derive: bool = False, covered: Any = None) -> SymbolicRun:
     """Run every sequence at once (one run each) with linear provenance; the cost of each cell,
-    exact, and the checks' findings."""
+    exact, and the checks' findings. With ``derive``, the dependence analysis of the per-arm
+    schedule runs on every round (:class:`~dpbandits.reference.locality.Locality`); with
+    ``covered`` (a :class:`~dpbandits.accountant.coverage.Coverage`), the arcs of the
+    algorithm's code are recorded into it."""
     started = time.perf_counter()
     name = canonical(name)
     cls = get(name) if policy_class is None else policy_class
@@ -173,19 +183,32 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
     snapshots: dict[tuple[int, int], np.ndarray] = {}
     cost = tracer.cost.reshape(R, W)
     refused = ""
-    with noise.tracing(tracer), np.errstate(all="ignore"):
+    checker = Locality(policy, R, K, T, W, tracer.arms) if derive else None
+    tracer.locality = checker
+    recording = coverage.collecting(covered) if covered is not None else contextlib.nullcontext()
+    with noise.tracing(tracer), np.errstate(all="ignore"), recording, coverage.recording():
         for t in range(1, T + 1):
             tracer.step = t
+            actions = seqs[:, t - 1].copy()
             try:
                 watch(policy)
                 tracer.phase = "act"
+                if checker is not None:
+                    checker.step = t
                 policy.act(t)
                 tracer.phase = "observe"
                 x = rewards.random(R).view(Formed)
                 x._f = _leaves(base + t)
                 watch(policy)
-                policy.observe(t, seqs[:, t - 1].copy(), x)
-            except (DPBanditsError, IndexError, ValueError) as e:
+                if checker is None:
+                    policy.observe(t, actions, x)
+                else:
+                    t_in, a_in = checker.begin(t, actions)
+                    try:
+                        policy.observe(t_in, a_in, x)
+                    finally:
+                        checker.end(t, actions)
+            except (DPBanditsError, IndexError, ValueError, TypeError) as e:
                 refused = f"the policy refused a traced sequence at round {t} ({e})"
                 break
             for h in snap_at.get(t, ()):
@@ -201,7 +224,8 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
                        tracer.last_step.reshape(R, W), tracer.last_site.reshape(R, W),
                        list(tracer.sites), leaks, laws, list(tracer.nonlinear_maps),
                        list(tracer.lost_notes), tracer.released_values,
-                       time.perf_counter() - started, refused)
+                       time.perf_counter() - started, refused,
+                       None if checker is None else list(checker.findings))
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:

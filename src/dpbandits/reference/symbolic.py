@@ -9,6 +9,7 @@ import numpy as np
 from .formed import Formed
 from .forms import ZERO, _zeros, flatten, forms_of
 from .tracer import Release, Tracer
+from .tagged import _control, _noisy
 from .watched import _site
 
 __all__ = ["SymbolicTracer", "SymbolicGenerator"]
@@ -30,6 +31,9 @@ class SymbolicTracer(Tracer):
     is recorded as lost provenance."""
 
     symbolic = True
+    locality = None
+    """The dependence analysis of the per-arm schedule while it checks a round
+    (:class:`~dpbandits.reference.locality.Locality`), or None."""
     array_class = Formed
     """The arrays the policy's float state and feedback become (:func:`~dpbandits.reference.watched.watch`)."""
 
@@ -91,6 +95,8 @@ class SymbolicTracer(Tracer):
 
     def decided(self, index) -> None:
         self.read(index, "a decision's input")
+        if self.locality is not None:
+            _control(index, "a decision's input")
 
     def acted(self, actions: np.ndarray) -> None:
         return None
@@ -117,7 +123,8 @@ class SymbolicTracer(Tracer):
         if k == len(self.sites):
             self.sites.append(site)
         record = Release(family, scale, kind, [], fresh, self.step, law=law, line=site)
-        flats = []
+        flats: list = []
+        before = self.released_values
         for i, g in enumerate(forms.reshape(-1)):
             ids, coefs = flatten(g)
             if ids.size == 0:
@@ -135,7 +142,12 @@ class SymbolicTracer(Tracer):
         if kind == "argmax" and flats:
             self.argmax_releases.append((record, flats))
         out = (np.asarray(vb) + nb).reshape(np.shape(np.asarray(value) + np.asarray(noise)))
-        return self._recorded(record, np.array(out, dtype=float))
+        if self.locality is not None and self.phase == "act" and self.released_values > before:
+            self.locality.finding(f"a release of reward-derived values while the policy acts "
+                                  f"({site}): not an observation of one arm", force=True)
+        handed = self._recorded(record, np.array(out, dtype=float))
+        checking = self.locality is not None and self.locality.active
+        return _noisy(handed) if checking and kind == "value" else handed
 
     def _recorded(self, record: "Release", out: np.ndarray) -> np.ndarray:
         return self._handed(record, out)    # charged per cell at release, not kept
@@ -176,6 +188,8 @@ class SymbolicGenerator(np.random.Generator):
         out = []
         for p in params:
             self.tracer.read(p, "a draw's parameters")
+            if self.tracer.locality is not None:
+                _control(p, "a draw's parameters")
             out.append(np.asarray(p).view(np.ndarray) if isinstance(p, np.ndarray) else p)
         return out
 
@@ -191,18 +205,47 @@ class SymbolicGenerator(np.random.Generator):
         loc, scale = self._check(loc, scale)
         return super().gumbel(loc, scale, size)
 
+    def _undeclared(self, name: str) -> None:
+        """A draw that is not one of the declared noise primitives: in ``observe`` it could
+        steer the schedule (the noise-free schedule of the per-arm analysis)."""
+        if self.tracer.locality is not None:
+            from .tagged import _line
+            self.tracer.locality.finding(f"a random draw outside the declared noise "
+                                         f"primitives (rng.{name}, {_line()}) while the "
+                                         f"policy observes")
+
+    def random(self, *args, **kwargs):  # type: ignore[override]
+        self._undeclared("random")
+        return super().random(*args, **kwargs)
+
+    def integers(self, *args, **kwargs):  # type: ignore[override]
+        self._undeclared("integers")
+        return super().integers(*args, **kwargs)
+
+    def choice(self, *args, **kwargs):  # type: ignore[override]
+        self._undeclared("choice")
+        return super().choice(*args, **kwargs)
+
+    def uniform(self, *args, **kwargs):  # type: ignore[override]
+        self._undeclared("uniform")
+        return super().uniform(*args, **kwargs)
+
     def beta(self, a, b, size=None):  # type: ignore[override]
+        self._undeclared("beta")
         a, b = self._check(a, b)
         return super().beta(a, b, size)
 
     def normal(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+        self._undeclared("normal")
         loc, scale = self._check(loc, scale)
         return super().normal(loc, scale, size)
 
     def gamma(self, shape, scale=1.0, size=None):  # type: ignore[override]
+        self._undeclared("gamma")
         shape, scale = self._check(shape, scale)
         return super().gamma(shape, scale, size)
 
     def binomial(self, n, p, size=None):  # type: ignore[override]
+        self._undeclared("binomial")
         n, p = self._check(n, p)
         return super().binomial(n, p, size)

@@ -1,0 +1,342 @@
+"""Tagged values of the per-arm dependence analysis (:mod:`dpbandits.reference.locality`,
+docs/accountant.md#proof-at-your-size): what a value of ``observe`` is derived from.
+
+A value of ``observe`` is a :class:`Runs` (one entry per selected run, with the positions it
+selects and what it is derived from: the tracer's ``rows`` or ``actions``, count state, public
+constants, float state or released values, a reduction across runs) or a :class:`Noisy` (a
+float read from the policy's state, or released: its linear forms kept, and what is computed
+from it stays tagged). A use of a tag that the per-arm schedule forbids is a finding of the
+active checker (:func:`_note`), with its line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from . import watched
+from .formed import Formed
+
+__all__ = ["Runs", "Noisy"]
+
+_SKIP = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "locality.py")}
+
+
+def _line() -> str:
+    """The first line outside numpy and the tracer's modules: where a use happened."""
+    f = sys._getframe(1)
+    while f is not None:
+        name = os.path.abspath(f.f_code.co_filename)
+        if name not in _SKIP and name not in watched._OURS and f"{os.sep}numpy{os.sep}" not in name:
+            return f"{os.path.basename(name)}:{f.f_lineno}"
+        f = f.f_back
+    return "an unknown line"
+
+
+def _checker() -> "Locality | None":
+    return getattr(watched.ACTIVE, "locality", None)
+
+
+def _note(what: str) -> None:
+    c = _checker()
+    if c is not None:
+        c.finding(what)
+
+
+# --- tagged values -----------------------------------------------------------------------------
+
+_FLOAT, _ACROSS, _COUNT, _PUBLIC, _ANY = "float", "across", "count", "public", "any"
+_RANK = {_FLOAT: 0, _ACROSS: 1, _COUNT: 2, _ANY: 2, _PUBLIC: 3}
+_ROLES = ("rows", "actions")
+_CONTROL = {_FLOAT: "a value read from float state or released",
+            _ACROSS: "a reduction across runs"}
+
+
+def _kind_of(x) -> str | None:
+    if isinstance(x, Noisy):
+        return _FLOAT
+    if isinstance(x, Runs):
+        return _PUBLIC if x._kind in _ROLES else x._kind
+    return None
+
+
+def _combine(xs) -> str:
+    kinds = [k for k in map(_kind_of, xs) if k is not None]
+    return min(kinds, key=_RANK.__getitem__) if kinds else _PUBLIC
+
+
+def _plain(x):
+    kind = type(x)
+    if kind is Runs:
+        return x.view(np.ndarray)
+    if kind is tuple or kind is list:
+        return kind(_plain(v) for v in x)
+    return x
+
+
+def _tag(value, kind: str, pos=None, runs=None):
+    if isinstance(value, np.ndarray):
+        out = value.view(np.ndarray).view(Runs)
+    elif isinstance(value, (np.generic, bool, int, float)):
+        out = np.asarray(value).view(Runs)
+    else:
+        return value
+    out._kind, out._pos, out._runs = kind, pos, runs
+    return out
+
+
+def _axis_is_runs(x: np.ndarray, axis) -> bool:
+    if np.ndim(x) == 0:
+        return False
+    if axis is None:
+        return True
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return any(a % np.ndim(x) == 0 for a in axes)
+
+
+def _control(x, what: str) -> None:
+    """``x`` steers the control flow (``what``): a finding unless it is count-derived or
+    public."""
+    kind = _kind_of(x)
+    if kind in _CONTROL:
+        _note(f"{what} reads {_CONTROL[kind]} ({_line()}): the schedule could move with the "
+              f"noise")
+
+
+class Runs(np.ndarray):
+    """A value of ``observe`` with one entry per selected run (axis 0), tagged with what it
+    is derived from (``_kind``: the tracer's ``rows`` or ``actions``, ``count`` state,
+    ``public`` constants, ``float`` state or released values, a reduction ``across`` runs, or
+    ``any`` of a mask) and, along axis 0, the positions of the runs it holds (``_pos``)."""
+
+    _kind: str = _PUBLIC
+    _pos: np.ndarray | None = None
+    _runs: frozenset | None = None
+
+    def __array_finalize__(self, obj) -> None:
+        if obj is not None and isinstance(obj, Runs):
+            self._kind = obj._kind if obj._kind not in _ROLES or obj.shape == self.shape \
+                else _PUBLIC
+            self._pos = obj._pos if obj.shape[:1] == self.shape[:1] else None
+
+    def __getitem__(self, key):
+        keys = key if isinstance(key, tuple) else (key,)
+        for k in keys:
+            _control(k, "a selection")
+        out = np.ndarray.__getitem__(self.view(np.ndarray), _plain(key))
+        if not isinstance(out, np.ndarray) or self._pos is None or out.ndim == 0:
+            return out if self._kind in (_PUBLIC, _COUNT, *_ROLES) else _tag(out, self._kind)
+        first = _plain(keys[0]) if keys else slice(None)
+        try:
+            pos = self._pos[first]
+        except (IndexError, TypeError):
+            pos = None
+        kind = self._kind if self._kind not in _ROLES or pos is not None else _PUBLIC
+        return _tag(out, kind, pos if pos is not None and np.ndim(pos) == 1 else None)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        outs = kwargs.get("out", ())
+        if any(isinstance(x, (Formed, watched.Watched)) for x in inputs + tuple(outs)):
+            return NotImplemented       # the forms' arrays compute, then call back on plain
+        kind = _combine(inputs)
+        if outs:
+            kwargs["out"] = tuple(_plain(o) for o in outs)
+        result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
+        first = next((x for x in inputs if isinstance(x, Runs)), None)
+        pos, runs = None, None
+        if method == "__call__":
+            pos = next((x._pos for x in inputs if isinstance(x, Runs) and x._pos is not None
+                        and np.ndim(result) >= 1 and x.shape[:1] == np.shape(result)[:1]), None)
+        elif method == "reduce" and first is not None and first._pos is not None:
+            if _axis_is_runs(first, kwargs.get("axis", 0)):
+                if ufunc is np.logical_or and kind in (_COUNT, _PUBLIC) and np.ndim(result) == 0:
+                    kind = _ANY
+                    runs = frozenset(first._pos[np.asarray(_plain(first), bool).reshape(
+                        first.shape[0], -1).any(axis=1)].tolist())
+                elif kind != _FLOAT:
+                    kind = _ACROSS
+            else:
+                pos = first._pos
+        elif method != "__call__" and first is not None and _axis_is_runs(first, kwargs.get("axis", 0)):
+            kind = _ACROSS if kind != _FLOAT else kind
+        if outs:
+            for o in outs:
+                if isinstance(o, Runs):
+                    o._kind = kind if o._kind not in _ROLES else _PUBLIC
+            return outs[0] if len(outs) == 1 else outs
+        return _tag(result, kind, pos, runs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if any(issubclass(t, (Formed, watched.Watched)) for t in types):
+            return NotImplemented
+        flat = list(_flat(args)) + list(_flat(kwargs.values()))
+        kind = _combine(flat)
+        result = func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
+        first = next((x for x in flat if isinstance(x, Runs)), None)
+        pos = None
+        if func in _ELEMENTWISE and first is not None and first._pos is not None \
+                and np.shape(result)[:1] == first.shape[:1]:
+            pos = first._pos
+        elif func in _REDUCTIONS and first is not None and first._pos is not None \
+                and _axis_is_runs(first, kwargs.get("axis", args[1] if len(args) > 1 and
+                                                   func is not np.where else None)):
+            if func is np.any and kind in (_COUNT, _PUBLIC) and np.ndim(result) == 0:
+                return _tag(result, _ANY, None, frozenset(first._pos[np.asarray(
+                    _plain(first), bool).reshape(first.shape[0], -1).any(axis=1)].tolist()))
+            kind = _ACROSS if kind != _FLOAT else kind
+        if isinstance(result, tuple):
+            return tuple(_tag(r, kind) for r in result)
+        return _tag(result, kind, pos)
+
+    def __bool__(self) -> bool:
+        value = bool(self.view(np.ndarray))
+        if self._kind == _ANY:
+            c = _checker()
+            if value and c is not None:
+                c.entered(self._runs, _line())
+        else:
+            _control(self, "a branch")
+        return value
+
+    def __int__(self) -> int:
+        _control(self, "a conversion to a Python number")
+        return int(self.view(np.ndarray))
+
+    def __float__(self) -> float:
+        _control(self, "a conversion to a Python number")
+        return float(self.view(np.ndarray))
+
+    def __index__(self) -> int:
+        _control(self, "an index")
+        return self.view(np.ndarray).__index__()
+
+    def item(self, *args):  # type: ignore[override]
+        _control(self, "a conversion to a Python number")
+        return self.view(np.ndarray).item(*args)
+
+    def tolist(self):  # type: ignore[override]
+        _control(self, "a conversion to Python numbers")
+        return self.view(np.ndarray).tolist()
+
+
+def _flat(xs):
+    for x in xs:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+_ELEMENTWISE = frozenset({np.where, np.clip, np.copy, np.round, np.around, np.floor, np.ceil,
+                          np.abs, np.left_shift, np.right_shift, np.minimum, np.maximum,
+                          np.logical_and, np.logical_or, np.logical_not, np.isin})
+_REDUCTIONS = frozenset({np.any, np.all, np.sum, np.prod, np.max, np.min, np.amax, np.amin,
+                         np.mean, np.count_nonzero, np.argmax, np.argmin, np.nonzero,
+                         np.flatnonzero, np.unique, np.sort, np.argsort, np.cumsum})
+
+
+class Noisy(Formed):
+    """A float value read from the policy's state, or a released value, in ``observe``: it
+    keeps its linear forms (:class:`~dpbandits.reference.formed.Formed`), and what is computed
+    from it stays :class:`Noisy` (a float) or a :class:`Runs` of kind ``float``, so that a
+    branch, a mask, an index or a decision that reads it is found."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        outs = kwargs.get("out", ())
+        if outs:
+            kwargs["out"] = tuple(_as_formed(o) for o in outs)
+        result = getattr(ufunc, method)(*[_as_formed(x) for x in inputs], **kwargs)
+        if outs:
+            return outs[0] if len(outs) == 1 else outs
+        return _noisy(result)
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = func(*_formed_args(args), **{k: _formed_args(v) for k, v in kwargs.items()})
+        return _noisy(result)
+
+    def __getitem__(self, key):
+        return _noisy(Formed.__getitem__(_as_formed(self), key))
+
+    def __setitem__(self, key, value) -> None:
+        Formed.__setitem__(_as_formed(self), key, _as_formed(value))
+
+    def copy(self, *args, **kwargs):  # type: ignore[override]
+        return _noisy(Formed.copy(_as_formed(self), *args, **kwargs))
+
+    def reshape(self, *args, **kwargs):  # type: ignore[override]
+        return _noisy(Formed.reshape(_as_formed(self), *args, **kwargs))
+
+    def ravel(self, *args, **kwargs):  # type: ignore[override]
+        return _noisy(Formed.ravel(_as_formed(self), *args, **kwargs))
+
+    def astype(self, dtype, *args, **kwargs):  # type: ignore[override]
+        if np.dtype(dtype).kind not in "fc":
+            _control(self, f"a conversion to {np.dtype(dtype).name}")
+        return _noisy(Formed.astype(_as_formed(self), dtype, *args, **kwargs))
+
+    def __bool__(self) -> bool:
+        _control(self, "a branch")
+        return Formed.__bool__(_as_formed(self))
+
+    def __float__(self) -> float:
+        _control(self, "a conversion to a Python number")
+        return Formed.__float__(_as_formed(self))
+
+    def __int__(self) -> int:
+        _control(self, "a conversion to a Python number")
+        return Formed.__int__(_as_formed(self))
+
+    def __index__(self) -> int:
+        _control(self, "an index")
+        return Formed.__index__(_as_formed(self))
+
+    def item(self, *args):  # type: ignore[override]
+        _control(self, "a conversion to a Python number")
+        return Formed.item(_as_formed(self), *args)
+
+    def tolist(self):  # type: ignore[override]
+        _control(self, "a conversion to Python numbers")
+        return Formed.tolist(_as_formed(self))
+
+    def argmax(self, *args, **kwargs):  # type: ignore[override]
+        _control(self, "an argmax")
+        return Formed.argmax(_as_formed(self), *args, **kwargs)
+
+    def argsort(self, *args, **kwargs):  # type: ignore[override]
+        _control(self, "an argsort")
+        return Formed.argsort(_as_formed(self), *args, **kwargs)
+
+
+def _as_formed(x):
+    """A :class:`Noisy` as a plain :class:`Formed` view sharing its values and forms."""
+    if type(x) is Noisy:
+        y = x.view(np.ndarray).view(Formed)
+        y._f = x._forms()       # shared: what the operation writes into y's forms is x's
+        return y
+    return x
+
+
+def _formed_args(x):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_formed_args(v) for v in x)
+    return _as_formed(x)
+
+
+def _noisy(result):
+    """``result`` tagged as derived from float state: floats as :class:`Noisy` (forms kept),
+    anything else as a :class:`Runs` of kind ``float``."""
+    if isinstance(result, tuple):
+        return tuple(_noisy(r) for r in result)
+    if isinstance(result, np.ndarray) and result.dtype.kind == "f":
+        out = result.view(np.ndarray).view(Noisy)
+        f = getattr(result, "_f", None)
+        out._f = f if f is not None and f.shape == out.shape else None
+        return out
+    if isinstance(result, (np.floating, float)):
+        return np.asarray(result).view(Noisy)
+    return _tag(result, _FLOAT)
+
+
