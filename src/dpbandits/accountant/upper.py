@@ -315,21 +315,18 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     worst = float(np.max(at_size.cost[:, 1:]))
     if not findings and not underived and form == "stream":
         status = PROOF
+        holds = len(sized._holds(at_size.labels, at_size.sequences, K))
         tables = (f"every action sequence, {UNIT_TABLES}, every noise draw (per-arm schedule "
                   f"derived from the code: after round {K} each observation reads and writes "
-                  f"only its own run's slot of the arm it played, the round enters only "
-                  f"comparisons constant from round {K + 1} to {T}, and the release schedule "
-                  f"and scales follow counts and constants; every line that ran at T = {Ts} "
-                  f"and at T = {T} checked, every branch run both ways at T = {Ts}; the bound "
-                  f"is the largest cell cost on the {len(sized._holds(at_size.labels, at_size.sequences, K))} "
-                  f"sequences that hold one arm)")
+                  f"only its arm's slot, the round only in constant comparisons, the schedule "
+                  f"from counts; every line run at T = {Ts} and T = {T} checked)")
         assumption = (f"each cell's cost is a function of its arm, the start and its position "
                       f"in that arm's stream with the arm's count (the per-arm schedule lemma, "
                       f"derived from the code by the dependence analysis: "
                       f"docs/accountant.md#proof-at-your-size), and costs only accumulate, so "
-                      f"the largest cost of a cell on the sequences that hold one arm bounds "
-                      f"every sequence; noise laws and information flow checked on every line "
-                      f"that ran at both sizes, every branch run at T = {Ts}")
+                      f"the largest cost of a cell on the {holds} sequences that hold one arm "
+                      f"bounds every sequence; noise laws and information flow checked on every "
+                      f"line that ran at both sizes, every branch run both ways at T = {Ts}")
     elif not findings:
         status = (f"{PER_ARM} (a proof at T = {Ts} by enumeration; at this size a bound for every "
                   f"action sequence given the per-arm schedule lemma, which is checked on "
