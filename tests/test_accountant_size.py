@@ -277,3 +277,45 @@ def test_a_counter_whose_items_leave_the_forms_is_refused_by_the_cross_check():
     size-T mode is not used (here the lockstep trace is then too large)."""
     with pytest.raises(TooLargeToTrace, match="the linear forms do not follow this code"):
         traced_upper("dp-ucb", variant="corrected", K=2, T=T_LARGE)
+
+
+class WholeArray(_Lazy):
+    """Every arm's epoch sum scaled by one in every round: a whole-array update."""
+
+    def _extra(self, t, rows, actions):
+        self.Phi *= 1.0                                     # planted: every arm's slot
+
+
+class OutsideTheMask(_Lazy):
+    """After ``any()`` of the epoch mask, a write of every run's count (runs whose epoch did
+    not end included): the batch would not be its runs one by one."""
+
+    def _extra(self, t, rows, actions):
+        full = self.N[rows, actions] == 1
+        if full.any():
+            self.N[rows, actions] += 0                       # planted: every run after any()
+
+
+class SharedView(_Lazy):
+    """A flat view of the counts kept beside them, read for another arm."""
+
+    def _extra(self, t, rows, actions):
+        if not hasattr(self, "flat"):
+            self.flat = self.N.reshape(-1)
+
+
+@pytest.mark.parametrize("cls, what", [
+    (WholeArray, "a whole-array use of self.Phi (np.multiply"),
+    (OutsideTheMask, "selects runs outside the any()"),
+    (SharedView, "self.flat shares memory with per-(run, arm) state"),
+], ids=lambda v: v.__name__ if isinstance(v, type) else "what")
+def test_the_dependence_analysis_names_each_kind_of_break(cls, what):
+    """Exact: the analysis alone, on a short run (T = 40) of the five traced sequences."""
+    run = sized.symbolic_run("anytime-lazy-ucb", epsilon=1.0, K=2, T=40, variant=None,
+                             params={}, policy_class=cls, derive=True,
+                             sequences=sized.size_sequences(2, 40, [(0, 1)]))
+    assert any(what in f for f in run.locality), run.locality
+    honest = sized.symbolic_run("anytime-lazy-ucb", epsilon=1.0, K=2, T=40, variant=None,
+                                params={}, policy_class=_Lazy, derive=True,
+                                sequences=sized.size_sequences(2, 40, [(0, 1)]))
+    assert honest.locality == []

@@ -47,18 +47,23 @@ produce, and the accountant says which of two things it computed:
   not enumerated (a schedule that moved only with noise values other seeds draw would be
   missed). The sequences are traced as a tree (a prefix once, copied where sequences branch)
   with a sequence's tables in the runs of one policy (:class:`_TableTracer`);
-* **per-arm bound, not a proof** (:data:`PER_ARM`; :mod:`.size`,
+* **proof at this size by the per-arm schedule** (:data:`PROOF`; :mod:`.size`,
   docs/accountant.md#proof-at-your-size): for a bandit with a pure claim at a T the
   enumeration cannot reach, the policy runs a few forced sequences with every reward-derived
   value carrying its linear form over the cells, each cell charged |coefficient| / scale at its
   releases; the bound is the largest cell cost on the sequences that hold one arm. It holds for
-  every sequence, table in [0, 1] and noise draw at that K and T *given* the per-arm schedule
-  lemma (a cell's cost is a function of its arm, the start and its position in the arm's
-  stream, or its round), and is reported when the enumeration at the small size is a proof,
-  the forms give its costs cell by cell, and the lemma and the checks of the code hold on
-  every enumerated sequence and on the sequences traced at size T. The lemma is checked on
-  those sequences, not derived from the code for every sequence at size T, so this is not
-  called a proof; otherwise an estimate naming what failed;
+  every sequence, table in [0, 1] and noise draw at that K and T when the per-arm schedule
+  lemma does (a cell's cost is a function of its arm, the start and its position in the arm's
+  stream), and it is a proof when a dependence analysis run with the policy at the small
+  size (every action sequence, every branch run both ways) and at size T derives the lemma
+  from the code (:mod:`dpbandits.reference.locality`: per-(run, arm) state read and written
+  only through the traced (rows, actions) pair, the round only in comparisons constant after
+  the start, the schedule and scales from counts), the enumeration at the small size is a
+  proof, the forms give its costs cell by cell, and the checks of the code hold at both sizes;
+* **per-arm bound, not a proof** (:data:`PER_ARM`): the same when everything but the
+  dependence analysis holds (the lemma, in its stream or round form, is then checked on the
+  traced sequences, not derived from the code; the status names the analysis's first
+  finding); otherwise an estimate naming what failed;
 * **estimate from N traces, not a proof**: otherwise (larger sizes, a refused sequence after
   the policy's start, or a schedule that moved with the table or the noise seed, which the
   findings name: the sequence, the seed and the table), the maximum over the traced

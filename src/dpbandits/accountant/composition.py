@@ -20,9 +20,10 @@ PROOF = "proof at this size"
 """The status of a bound computed on every action sequence and {0, 1} table (the docstring of
 :mod:`dpbandits.accountant`)."""
 PER_ARM = "per-arm bound, not a proof"
-"""The status of a bound at a size the enumeration cannot reach, when every check passed: exact
-for every action sequence *if* the per-arm schedule lemma holds, and the lemma is checked on
-the sequences traced, not derived from the code (docs/accountant.md#proof-at-your-size)."""
+"""The status of a bound at a size the enumeration cannot reach, when every check but the
+dependence analysis passed: exact for every action sequence *if* the per-arm schedule lemma
+holds, and the lemma is checked on the sequences traced, not derived from the code (where the
+analysis derives it, the status is :data:`PROOF`; docs/accountant.md#proof-at-your-size)."""
 TABLES = "every table with entries in {0, 1}"
 """The table class an enumeration covers (its scope adds what was enumerated)."""
 UNIT_TABLES = "every table with entries in [0, 1]"

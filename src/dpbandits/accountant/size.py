@@ -21,7 +21,9 @@ cost of a cell on the hold sequences at size T bounds every cell of every sequen
 The lemma is checked on every action sequence at the enumerated size (:func:`symbolic_run` on
 all of them, cross-checked cell by cell against the lockstep enumeration's costs) and on the
 traced sequences at size T (:func:`size_sequences`: each arm held, round-robin, two seeded random
-sequences).
+sequences); with ``derive``, :func:`symbolic_run` also runs the dependence analysis
+(:class:`~dpbandits.reference.locality.Locality`) that derives the stream form from the code,
+which makes the bound a proof (docs/accountant.md#proof-at-your-size).
 """
 
 from __future__ import annotations

@@ -228,15 +228,17 @@ def small_size(name: str, *, K: int, variant: str | None, policy_class: type | N
 def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
              policy_class: type | None, params: dict[str, Any]) -> Accounting | str:
     """The bound at a size the enumeration cannot reach, by the per-arm schedule
-    (docs/accountant.md#proof-at-your-size): a :data:`PER_ARM` bound (exact for every action
-    sequence given the per-arm lemma, not a proof: the lemma is checked, not derived) when the
-    enumeration at the small size (the largest T at K within the budget) is a proof over
-    [0, 1] tables and every noise draw, the linear forms give every enumerated sequence's cell
-    costs exactly as the lockstep runs do, the per-arm lemma holds on every enumerated
-    sequence and on the sequences traced at this size, and the checks of the code found
-    nothing at this size; an estimate naming what failed otherwise. Why the size-T mode does not apply, when it does
-    not (no small size, or the linear forms disagree with the lockstep runs: the caller's
-    bound is used, with that finding)."""
+    (docs/accountant.md#proof-at-your-size): a :data:`PROOF` when the enumeration at the
+    small size (the largest T at K within the budget) is a proof over [0, 1] tables and every
+    noise draw, the linear forms give every enumerated sequence's cell costs exactly as the
+    lockstep runs do, the per-arm lemma (stream form) holds on every enumerated sequence and
+    on the sequences traced at this size, the checks of the code found nothing at this size,
+    and the dependence analysis (:class:`~dpbandits.reference.locality.Locality`) found nothing
+    at either size with every branch of the code run both ways under it at the small size; a
+    :data:`PER_ARM` bound (exact for every action sequence given the lemma, not a proof) when
+    all but the analysis holds; an estimate naming what failed otherwise. Why the size-T mode
+    does not apply, when it does not (no small size, or the linear forms disagree with the
+    lockstep runs: the caller's bound is used, with that finding)."""
     from . import size as sized
 
     Ts = small_size(name, K=K, variant=variant, policy_class=policy_class, params=params)

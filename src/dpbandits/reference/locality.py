@@ -373,6 +373,12 @@ class Locality:
             self._before = self._snap if self._snap is not None else self._snapshot(state)
         self._entered = None
         self._installed = []
+        slots = [value for _, _, _, value in state if self._is_slot(value)]
+        for _, _, name, value in state:
+            if isinstance(value, np.ndarray) and not self._is_slot(value) and any(
+                    np.may_share_memory(value, s) for s in slots):
+                self.finding(f"{name} shares memory with per-(run, arm) state: its reads and "
+                             f"writes are not checked")
         for owner, key, name, value in state:
             if self._is_slot(value):
                 slot = value.view(np.ndarray).view(Slot)

@@ -191,6 +191,23 @@ class Runs(np.ndarray):
             return tuple(_tag(r, kind) for r in result)
         return _tag(result, kind, pos)
 
+    def _demote(self) -> None:
+        """Written in place: what the tracer's rows or actions held is no longer known."""
+        if self._kind in _ROLES:
+            self._kind = _PUBLIC
+
+    def __setitem__(self, key, value) -> None:
+        self._demote()
+        np.ndarray.__setitem__(self.view(np.ndarray), _plain(key), _plain(value))
+
+    def sort(self, *args, **kwargs):  # type: ignore[override]
+        self._demote()
+        self.view(np.ndarray).sort(*args, **kwargs)
+
+    def fill(self, value):  # type: ignore[override]
+        self._demote()
+        self.view(np.ndarray).fill(value)
+
     def __bool__(self) -> bool:
         value = bool(self.view(np.ndarray))
         if self._kind == _ANY:
