@@ -304,8 +304,10 @@ class Locality:
         return [(o, k, n, self._get(o, k)) for o, k, n, _ in self._walked]
 
     def _is_slot(self, value) -> bool:
-        return (isinstance(value, np.ndarray) and value.ndim >= 2
-                and value.shape[:2] == (self.R, self.K) and value.dtype.kind in "fiub")
+        shape = getattr(value, "shape", None)
+        return (shape is not None and len(shape) >= 2 and shape[0] == self.R
+                and shape[1] == self.K and isinstance(value, np.ndarray)
+                and value.dtype.kind in "fiub")
 
     def _snapshot(self, state=None) -> dict[str, tuple]:
         out = {}
@@ -373,10 +375,10 @@ class Locality:
             self._before = self._snap if self._snap is not None else self._snapshot(state)
         self._entered = None
         self._installed = []
-        slots = [value for _, _, _, value in state if self._is_slot(value)]
+        slots = [value.view(np.ndarray) for _, _, _, value in state if self._is_slot(value)]
         for _, _, name, value in state:
             if isinstance(value, np.ndarray) and not self._is_slot(value) and any(
-                    np.may_share_memory(value, s) for s in slots):
+                    np.may_share_memory(value.view(np.ndarray), s) for s in slots):
                 self.finding(f"{name} shares memory with per-(run, arm) state: its reads and "
                              f"writes are not checked")
         for owner, key, name, value in state:
@@ -414,7 +416,7 @@ class Locality:
         self._installed = []
         if self._rows is not None:
             self.policy._rows, self._rows = self._rows, None
-        after = self._snapshot(self._state())
+        after = self._snapshot(self._values())
         if t > self.K and self._before is not None:
             self._changed(self._before, after, np.asarray(actions), "observe")
         if t == self.K:

@@ -56,16 +56,21 @@ _CONTROL = {_FLOAT: "a value read from float state or released",
 
 
 def _kind_of(x) -> str | None:
-    if isinstance(x, Noisy):
-        return _FLOAT
-    if isinstance(x, Runs):
+    kind = type(x)
+    if kind is Runs:
         return _PUBLIC if x._kind in _ROLES else x._kind
+    if kind is Noisy:
+        return _FLOAT
     return None
 
 
 def _combine(xs) -> str:
-    kinds = [k for k in map(_kind_of, xs) if k is not None]
-    return min(kinds, key=_RANK.__getitem__) if kinds else _PUBLIC
+    best, rank = _PUBLIC, 3
+    for x in xs:
+        k = _kind_of(x)
+        if k is not None and _RANK[k] < rank:
+            best, rank = k, _RANK[k]
+    return best
 
 
 def _plain(x):
@@ -143,8 +148,9 @@ class Runs(np.ndarray):
             return NotImplemented       # the forms' arrays compute, then call back on plain
         kind = _combine(inputs)
         if outs:
-            kwargs["out"] = tuple(_plain(o) for o in outs)
-        result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
+            kwargs["out"] = tuple(o.view(np.ndarray) if type(o) is Runs else o for o in outs)
+        result = getattr(ufunc, method)(*[x.view(np.ndarray) if type(x) is Runs else x
+                                          for x in inputs], **kwargs)
         first = next((x for x in inputs if isinstance(x, Runs)), None)
         pos, runs = None, None
         if method == "__call__":
