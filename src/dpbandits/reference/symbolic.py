@@ -132,6 +132,11 @@ class SymbolicTracer(Tracer):
             self.released_values += 1
             self.last_step[ids] = self.step
             self.last_site[ids] = k
+            if self.locality is not None and ids.size > 1 and (
+                    np.any(ids // self.width != ids[0] // self.width)
+                    or np.any(self.arms[ids] != self.arms[ids[0]])):
+                self.locality.finding(f"a released value mixes the rewards of several runs or "
+                                      f"arms ({site}): not one arm's stream", force=True)
             if kind == "argmax":
                 flats.append((i, ids, coefs))
                 continue
