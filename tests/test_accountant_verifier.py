@@ -466,8 +466,26 @@ class DividedByReward(_Lazy):
         return self.Phi[i, j] / (1.0 + self.last)
 
 
+class BumpByProduct(_Lazy):
+    """8 x (1 - x) of the first reward written through an array function no rule lists
+    (``np.prod`` of a stack): 0 on {0, 1} tables, 2 at x = 1/2. Read as affine, the proof would
+    claim every [0, 1] table at 1; it is a nonlinear map with no rule, named."""
+
+    def _first(self, x):
+        return 8.0 * np.prod(np.stack([x, 1.0 - x]), axis=0)
+
+
+class BumpByEinsum(_Lazy):
+    """The same map through ``np.einsum`` (a product of two reward-derived operands)."""
+
+    def _first(self, x):
+        return 8.0 * np.einsum("i,i->i", x, 1.0 - x)
+
+
 INTERVAL_BREAKS = [(RewardTimes15, 1.5, None), (BumpFirst, 8.0, None),
                    (FirstModTwo, 1.0, ("np.remainder", "_first", "x % 2.0")),
+                   (BumpByProduct, 1.0, ("np.prod", "_first", "np.prod(")),
+                   (BumpByEinsum, 1.0, ("np.einsum", "_first", "np.einsum(")),
                    (DividedByReward, None, ("np.divide", "_statistic", "/ (1.0 + self.last)"))]
 
 

@@ -58,6 +58,46 @@ _READ_FUNCTIONS = frozenset({np.argmax, np.argmin, np.argsort, np.sort, np.nonze
 _NONLINEAR_FUNCTIONS = frozenset({np.max, np.min, np.amax, np.amin, np.clip, np.round,
                                   np.around, np.median, np.percentile, np.quantile,
                                   np.maximum, np.minimum})
+AFFINE_FUNCTIONS = frozenset({np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack,
+                              np.copy, np.reshape, np.ravel, np.broadcast_to, np.atleast_1d,
+                              np.atleast_2d, np.squeeze, np.expand_dims, np.take,
+                              np.take_along_axis, np.repeat, np.tile, np.flip, np.transpose,
+                              np.swapaxes, np.moveaxis, np.sum, np.mean, np.cumsum, np.dot,
+                              np.matmul, np.inner, np.where, np.zeros_like, np.empty_like,
+                              np.diff, np.roll, np.append, np.insert, np.delete, np.select,
+                              np.full_like, np.ones_like, np.average, np.trace, np.outer})
+"""Array functions that keep each element an affine map of the inputs' (a selection, a shape,
+an affine reduction), the products among them when at most one input is reward-derived. Every
+other array function of a reward-derived value is a nonlinear map: a list of affine functions,
+not of nonlinear ones, so that a function nobody listed (``np.prod``, ``np.einsum``, ``np.var``)
+cannot pass as affine."""
+_STRUCTURE = frozenset({np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj,
+                        np.isrealobj, np.shares_memory, np.may_share_memory})
+"""Array functions that read an array's structure, not its values: no map of the values."""
+_PRODUCTS = frozenset({np.dot, np.matmul, np.inner, np.outer})
+"""The affine functions that are bilinear: a product when two inputs are reward-derived."""
+
+
+def nonlinear_function(func, moving: int) -> bool:
+    """Whether array function ``func`` with ``moving`` reward-derived inputs is a nonlinear map
+    of them (:data:`AFFINE_FUNCTIONS`)."""
+    if moving == 0 or func in _STRUCTURE:
+        return False
+    return func not in AFFINE_FUNCTIONS or (func in _PRODUCTS and moving > 1)
+
+
+def _watched_in(args, kwargs) -> list:
+    """The watched arrays among an array function's arguments, inside lists and tuples too
+    (``np.stack([x, 1 - x])``)."""
+    out = []
+    stack = list(args) + list(kwargs.values())
+    while stack:
+        a = stack.pop()
+        if isinstance(a, Watched):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            stack.extend(a)
+    return out
 
 
 def _unwrap(x):
@@ -160,18 +200,21 @@ class Watched(np.ndarray):
                     if isinstance(d, Draw):
                         tracer.draw_read(d, f"np.{func.__name__}")
             name = f"np.{func.__name__}"
+            moving, nonlinear = [], False
             if func is np.where and len(args) >= 1 and isinstance(args[0], Watched):
                 tracer.read(args[0], "a selection (np.where) on a reward-derived condition")
             elif func in _READ_FUNCTIONS:
                 for x in flat:
                     tracer.read(x, f"a read ({name})")
-            elif func in _NONLINEAR_FUNCTIONS and not tracer.intervals:
-                tracer.nonlinear(name, *flat)
+            else:
+                moving = [x for x in _watched_in(args, kwargs) if tracer.moves(x)]
+                nonlinear = nonlinear_function(func, len(moving))
+                if nonlinear and not tracer.intervals:
+                    tracer.nonlinear(name, *moving)
             if tracer.intervals and func not in _READ_FUNCTIONS:
                 result = _wrap(func(*plain_args, **plain_kwargs))
                 if isinstance(result, Watched) and not isinstance(result, Draw):
-                    moving = ([x for x in flat if tracer.moves(x)]
-                              if func in _NONLINEAR_FUNCTIONS else [])
+                    moving = moving if nonlinear else []
                     sh = intervals.function(tracer, func, args, kwargs, result, moving, _site)
                     if sh is not None:
                         result._iv = intervals.own(sh)
