@@ -41,9 +41,9 @@ produce, and the accountant says which of two things it computed:
   no predicate, branch, index or conversion of an unreleased reward-derived value (a leak,
   whatever its outcome), and every branch of the algorithm's code run under tracing
   (:mod:`.coverage`). The status is a proof when all of that holds and, along each sequence,
-  the releases are the same on every table and seed; with no nonlinear map of a
-  reward-derived value the statistics are affine in the rewards and the class is every table
-  in [0, 1], else the enumerated {0, 1} tables. The noise values are sampled on the seeds,
+  the releases are the same on every table and seed; the class is every table in [0, 1] when
+  every nonlinear map of a reward-derived value has an interval rule
+  (:mod:`~dpbandits.reference.intervals`), else the enumerated {0, 1} tables. The noise values are sampled on the seeds,
   not enumerated (a schedule that moved only with noise values other seeds draw would be
   missed). The sequences are traced as a tree (a prefix once, copied where sequences branch)
   with a sequence's tables in the runs of one policy (:class:`_TableTracer`);

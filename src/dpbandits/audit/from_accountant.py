@@ -20,7 +20,7 @@ accountant says of the claim:
   pair of neighbouring tables at this size can violate the claim, so nothing is audited
   (:attr:`FromAccountant.audited` is False; the command exits 0 and says so).
 * its bound is **an estimate at or below the claim** (or a proof for the {0, 1} tables only,
-  where a nonlinear map was met), or the trace does not fit at this size: the accountant names
+  where a map with no interval rule was met), or the trace does not fit at this size: the accountant names
   no counterexample, and the default pairs are audited (said in the notes).
 
 A pair from a counterexample changes the named row over the whole range, all 0 against all 1
