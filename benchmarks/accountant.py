@@ -50,11 +50,36 @@ afternoon on a heavily shared machine (``--skip-checks --size-T T --size anytime
 read and write of the per-(run, arm) state and every operation on a value derived from it goes
 through one more Python layer, and the state is compared before and after every call.
 
-The target is not met: the size-T mode costs about 100 to 130 microseconds of CPU per round
-(every numpy operation of the policy goes through the forms' Python hooks; the plain
-reference runs a round in 14), so T = 10^6 takes about 135 s of one core, and the
-rounds cannot be split across cores. ``dpbandits list`` is unchanged by it (7.4 s of CPU
-against 7.2 s before; 12 to 13 s of wall clock at a load average of 5).
+Measured on the code without the analysis (ba5f00e): an epoch sum built one reward at a time
+became a run of cell ids in one growing buffer
+(``forms._Run``: one small object per sum instead of two per reward, so the garbage collector
+no longer walks millions of live forms, and a release flattens it in one numpy pass) and the
+forms' array hook got quick paths (no input with a form; no ``np.shape`` through the array
+function hook). The same bounds, statuses and findings: tests/test_forms.py compares the two
+representations bit for bit, and the accountant's results (bounds, statuses, scopes, findings,
+every cell's cost) were compared equal before and after on Anytime-Lazy-UCB, Lazy-DP-TS, DP-SE,
+Private-UCB and AdaP-KLUCB at T = 1000 (K = 2 and 3) and on the size tests' five planted
+variants at T = 10^4. Anytime-Lazy-UCB, K = 2, before and after, measured in
+one session with ``python benchmarks/accountant.py --skip-checks --size-T T --size
+anytime-lazy-ucb`` on a machine loaded by other work (load average 11 to 15 on 2 cores, so the
+seconds of wall clock say little; the CPU seconds are the comparison):
+
+| T | before: seconds | before: CPU seconds | after: seconds | after: CPU seconds | CPU ratio |
+|---:|---:|---:|---:|---:|---:|
+| 10^5 | 138.3 | 20.0 | 167.2 | 10.1 | 1.98 |
+| 10^6 | 2366.0 | 163.8 | 1317.0 | 81.2 | 2.02 |
+
+The target of a 2.5x faster size-T mode is not reached (about 2x; at 10^5 a fixed part, the
+enumeration at T = 8 and the cross-checks, about 2 s of CPU, does not change), and the
+one-minute target at T = 10^6 is not met in CPU at this load (81 s: about 80 microseconds of
+CPU per round, against 14 to 20 for the plain reference; every numpy operation of the policy
+still goes through the forms' Python hooks, about 1.2 microseconds each before any work, and
+the policy's state is walked twice per round); the rounds cannot be split across cores.
+With the analysis (f607b52), the same change at T = 10^5, run side by side at load about 5:
+a proof both times, 40.2 -> 32.6 CPU seconds (151.5 -> 129.5 s): the analysis's own Python
+layer is now most of the cost. ``dpbandits list`` is unchanged
+by the size-T mode (7.4 s of CPU against 7.2 s before it; 12 to 13 s of wall clock at a load
+average of 5).
 """
 
 from __future__ import annotations

@@ -143,27 +143,39 @@ class Formed(Watched):
             kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, np.ndarray) else o
                                   for o in out)
         result = getattr(ufunc, method)(*plain, **kwargs)
+        if not formed:                  # no input carries a form: neither does the result
+            if out:
+                target = out[0] if len(out) == 1 else None
+                if isinstance(target, Formed) and target._f is not None:
+                    target._f[...] = ZERO
+                return out[0] if len(out) == 1 else out
+            if not isinstance(result, np.ndarray) or result.dtype.kind != "f":
+                return result
+            return result.view(Formed)
         forms = None
-        if formed:
-            across = method == "reduce" and kwargs.get("axis", 0) in (None, 0) \
-                and np.ndim(plain[0]) >= 1
-            name = f"np.{ufunc.__name__}" + (f".{method}" if method != "__call__" else "")
-            if ufunc in _READS or across:
-                what = ("a reduction across the lockstep runs" if across and ufunc not in _READS
-                        else f"a predicate ({name})")
-                for x in formed:
-                    tracer.read(x, what)
-            else:
-                shape = np.shape(out[0] if len(out) == 1 else result)
-                forms = _ufunc_forms(ufunc, method, inputs, kwargs, shape, fs)
-                if forms is None or (type(forms) is np.ndarray and forms.dtype == object
-                                     and _is_opaque(forms)):
-                    tracer.nonlinear(name, *formed)
+        across = method == "reduce" and kwargs.get("axis", 0) in (None, 0) \
+            and np.ndim(plain[0]) >= 1
+        if ufunc in _READS or across:
+            what = ("a reduction across the lockstep runs" if across and ufunc not in _READS
+                    else f"a predicate ({_name(ufunc, method)})")
+            for x in formed:
+                tracer.read(x, what)
+        else:
+            shape = (out[0].shape if len(out) == 1 and type(out[0]) in _PLAIN_SHAPE
+                     else np.shape(out[0] if len(out) == 1 else result))
+            forms = _ufunc_forms(ufunc, method, inputs, kwargs, shape, fs)
+            if forms is None or (type(forms) is np.ndarray and forms.dtype == object
+                                 and Opaque.made and _is_opaque(forms)):
+                tracer.nonlinear(_name(ufunc, method), *formed)
         if out:
             target = out[0] if len(out) == 1 else None
             if isinstance(target, Formed):
                 if forms is not None:
-                    target._forms()[...] = forms
+                    f = target._f
+                    if f is not None and f.shape == target.shape:
+                        f[...] = forms
+                    else:
+                        target._f = forms       # a fresh array of the target's shape
                 elif target._f is not None:
                     target._f[...] = ZERO
             elif forms is not None and _any_form(forms):
@@ -214,14 +226,14 @@ class Formed(Watched):
                 if isinstance(a, Watched)] if func not in _LISTS else [
                     a for a in _flat_args(list(args) + list(kwargs.values()))
                     if isinstance(a, Watched)]
-        name = f"np.{func.__name__}"
         formed = []
         for d in flat:
             if type(d) is Formed:
                 if d._f is not None and _any_form(d._f):
                     formed.append(d)
             elif isinstance(d, Draw):
-                tracer.draw_read(d, name)
+                tracer.draw_read(d, f"np.{func.__name__}")
+        name = f"np.{func.__name__}" if formed else ""
         if func is np.where and args and type(args[0]) is Formed and args[0] in formed:
             tracer.read(args[0], "a selection (np.where) on a reward-derived condition")
         elif func in _READ_FUNCTIONS:
@@ -257,10 +269,16 @@ class Formed(Watched):
         return result
 
 
+_PLAIN_SHAPE = (Formed, np.ndarray)
+"""Arrays whose np.shape is their .shape with no side effect (np.shape of a draw is recorded)."""
+
+
 def _plain_key(key):
     """The key with its arrays plain (an index read of a watched value is checked), and whether
     it selects by arrays (a copy) rather than by slices and integers (a view)."""
     if type(key) is tuple:
+        if len(key) == 2 and type(key[0]) is np.ndarray and type(key[1]) is np.ndarray:
+            return key, key[0].ndim > 0 or key[1].ndim > 0      # two plain index arrays
         fancy = False
         out = []
         for k in key:
@@ -324,10 +342,11 @@ def _ufunc_forms(ufunc, method, inputs, kwargs, shape, fs) -> np.ndarray | None:
     if ufunc in _READS:
         return None
     if method == "__call__":
-        v = [_unwrap(x) for x in inputs]
         try:
             if ufunc is np.add:
-                return _broadcast(np.add(_f(inputs[0], shape), _f(inputs[1], shape)), shape)
+                f0, f1 = fs
+                return _broadcast(np.add(_f(inputs[0], shape) if f0 is None else f0,
+                                         _f(inputs[1], shape) if f1 is None else f1), shape)
             if ufunc is np.subtract:
                 return _broadcast(np.subtract(_f(inputs[0], shape), _f(inputs[1], shape)), shape)
             if ufunc in (np.negative,):
@@ -335,11 +354,12 @@ def _ufunc_forms(ufunc, method, inputs, kwargs, shape, fs) -> np.ndarray | None:
             if ufunc in (np.positive, np.conjugate):
                 return _broadcast(fs[0].copy(), shape)
             if ufunc is np.multiply and (fs[0] is None or fs[1] is None):
+                v = [_unwrap(x) for x in inputs]
                 f, c = (fs[0], v[1]) if fs[1] is None else (fs[1], v[0])
                 return _broadcast(np.multiply(f, np.asarray(c, dtype=float).astype(object)),
                                   shape)
             if ufunc is np.true_divide and fs[1] is None:
-                return _broadcast(np.true_divide(fs[0], np.asarray(v[1], dtype=float)
+                return _broadcast(np.true_divide(fs[0], np.asarray(_unwrap(inputs[1]), dtype=float)
                                                  .astype(object)), shape)
         except TypeError:
             pass
@@ -367,8 +387,16 @@ def _f(x, shape) -> np.ndarray:
     return f
 
 
+def _name(ufunc, method: str) -> str:
+    return f"np.{ufunc.__name__}" + (f".{method}" if method != "__call__" else "")
+
+
 def _broadcast(f, shape) -> np.ndarray:
+    """``f`` (a ufunc's result on forms: a fresh array, or one form) as a fresh object array of
+    ``shape``."""
     f = np.asarray(f, dtype=object)
+    if f.shape == shape and f.base is None:
+        return f
     if f.shape != tuple(shape):
         f = np.broadcast_to(f, shape)
     out = np.empty(shape, dtype=object)

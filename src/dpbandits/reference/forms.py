@@ -6,6 +6,9 @@ elements carry them are :class:`~dpbandits.reference.formed.Formed`;
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left, insort
+
 import numpy as np
 
 from . import watched
@@ -20,7 +23,11 @@ __all__ = ["Form", "Leaf", "ZERO", "flatten", "forms_of"]
 # by the policy's own arithmetic and flattened only where a value is released. A form is an
 # immutable tree: a leaf (one cell), a sum of two forms, a form times a constant, or an opaque
 # form (a nonlinear map of forms: its cells, with an unbounded coefficient). Sums are not
-# flattened when built, so an epoch sum over n rewards costs O(n) once, at its release.
+# flattened when built, so an epoch sum over n rewards costs O(n) once, at its release. A sum of
+# leaves built one leaf at a time (an epoch sum, ``Phi += x``) is kept as a run of cell ids in
+# one growing buffer instead of a chain of sums (:class:`_Run`): one small object per sum, not
+# two per reward, and flattened in one numpy pass; it stands for the chain of sums it replaces,
+# leaf for leaf and in the same order, so that a release's coefficients are the same numbers.
 
 
 class Form:
@@ -117,6 +124,58 @@ class Leaf(Form):
     def __init__(self, id: int) -> None:
         self.id = id
 
+    def __add__(self, other):
+        if type(other) is Leaf:
+            return _Run(_Cells(array("q", (self.id, other.id))), 2)
+        return Form.__add__(self, other)
+
+
+class _Cells:
+    """The buffer of cell ids shared by the runs grown from one sum, and the flattened forms of
+    those runs that were flattened, by length (a longer run's chain of sums holds them). A run
+    of ``n`` ids covers the first ``base`` ids of the ``parent`` buffer's runs (when it grew
+    from an older run of that buffer: a branch, which shares that run's ids and flattened
+    forms instead of copying them) and then the first ``n - base`` ids of ``ids``."""
+
+    __slots__ = ("ids", "flats", "lengths", "parent", "base")
+
+    def __init__(self, ids: array, parent: "_Cells | None" = None, base: int = 0) -> None:
+        self.ids, self.parent, self.base = ids, parent, base
+        self.flats: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.lengths: list[int] = []
+
+    def cached_below(self, n: int) -> int:
+        """The length of the longest flattened run shorter than ``n`` (0 when none)."""
+        cells = self
+        while cells is not None:
+            i = bisect_left(cells.lengths, n)
+            if i:
+                return cells.lengths[i - 1]
+            n = min(n, cells.base + 1)
+            cells = cells.parent
+        return 0
+
+    def flat(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        cells = self
+        while k not in cells.flats:
+            cells = cells.parent
+        return cells.flats[k]
+
+    def keep(self, n: int, flat) -> None:
+        if n not in self.flats:
+            insort(self.lengths, n)
+        self.flats[n] = flat
+
+    def first(self, n: int) -> np.ndarray:
+        """The first ``n`` ids of a run of this buffer, in the order they were added."""
+        pieces = []
+        cells = self
+        while cells is not None:
+            pieces.append(np.frombuffer(cells.ids, np.int64)[:n - cells.base].copy())
+            n = cells.base
+            cells = cells.parent
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces[::-1])
+
 
 class _Sum(Form):
     __slots__ = ("a", "b", "flat")
@@ -132,13 +191,38 @@ class _Scaled(Form):
         self.c, self.a, self.flat = c, a, None
 
 
+class _Run(Form):
+    """The sum of the first ``n`` cells of a buffer (:class:`_Cells`), each with coefficient 1:
+    the chain of sums ``((l1 + l2) + l3) + ...`` that adding one leaf at a time builds, with its
+    leaves in that order. Adding a leaf to the buffer's newest run appends to the buffer (the
+    older runs still see their first ids only); to an older run, it starts a new buffer that
+    shares the older run's ids (a branch): either costs O(1), as a new sum in the chain does."""
+
+    __slots__ = ("cells", "n", "flat")
+
+    def __init__(self, cells: _Cells, n: int) -> None:
+        self.cells, self.n, self.flat = cells, n, None
+
+    def __add__(self, other):
+        if type(other) is Leaf:
+            cells = self.cells
+            if len(cells.ids) + cells.base != self.n:     # not the newest run: a branch
+                cells = _Cells(array("q"), cells, self.n)
+            cells.ids.append(other.id)
+            return _Run(cells, self.n + 1)
+        return Form.__add__(self, other)
+
+
 class Opaque(Form):
     """A nonlinear map of forms: its cells, each with an unbounded coefficient."""
 
     __slots__ = ("parts", "flat")
+    made = False
+    """Whether an opaque form was ever built (until then no result can hold one)."""
 
     def __init__(self, parts) -> None:
         self.parts, self.flat = tuple(parts), None
+        Opaque.made = True
 
     def __mul__(self, c):
         if isinstance(c, Form) and c is not ZERO:
@@ -164,6 +248,27 @@ def flatten(form) -> tuple[np.ndarray, np.ndarray]:
         return np.array([form.id], np.int64), np.ones(1)
     if form.flat is not None:
         return form.flat
+    if type(form) is _Run and not form.cells.cached_below(form.n):
+        out = _flat_run(form)
+    else:
+        out = _flat_tree(form)
+    form.flat = out
+    if type(form) is _Run:
+        form.cells.keep(form.n, out)
+    return out
+
+
+def _flat_run(form: _Run) -> tuple[np.ndarray, np.ndarray]:
+    """A run with no flattened prefix: its ids, newest first as the chain of sums it stands
+    for gives them, each with coefficient 1."""
+    ids = form.cells.first(form.n)
+    if bool(np.all(ids[1:] > ids[:-1])):
+        return ids, np.ones(ids.size)       # what np.unique and np.bincount give
+    return _summed(ids[::-1], np.ones(ids.size))
+
+
+def _flat_tree(form) -> tuple[np.ndarray, np.ndarray]:
+    chunks: list[tuple[np.ndarray, np.ndarray]] = []
     ids: list[int] = []
     coefs: list[float] = []
     parts: list[tuple[tuple[np.ndarray, np.ndarray], float]] = []
@@ -180,6 +285,17 @@ def flatten(form) -> tuple[np.ndarray, np.ndarray]:
             else:
                 stack.append((g.a, c))
                 stack.append((g.b, c))
+        elif kind is _Run:
+            if g.flat is not None and g is not form:
+                parts.append((g.flat, c))
+            else:                   # its chain of sums: leaves n..k+1, then prefix k's flat
+                k = g.cells.cached_below(g.n)
+                run = g.cells.first(g.n)[k:][::-1]
+                chunks.append((np.asarray(ids, np.int64), np.asarray(coefs, float)))
+                chunks.append((run, np.full(run.size, c)))
+                ids, coefs = [], []
+                if k:
+                    parts.append((g.cells.flat(k), c))
         elif kind is _Scaled:
             if g.flat is not None and g is not form:
                 parts.append((g.flat, c))
@@ -190,19 +306,22 @@ def flatten(form) -> tuple[np.ndarray, np.ndarray]:
                 if isinstance(p, Form) and p is not ZERO:
                     i, _ = flatten(p)
                     parts.append(((i, np.full(i.size, np.inf)), 1.0))
-    all_ids = np.concatenate([np.asarray(ids, np.int64)] + [p[0] for p, _ in parts])
-    all_coefs = np.concatenate([np.asarray(coefs, float)] + [p[1] * c for p, c in parts])
+    chunks.append((np.asarray(ids, np.int64), np.asarray(coefs, float)))
+    all_ids = np.concatenate([i for i, _ in chunks] + [p[0] for p, _ in parts])
+    all_coefs = np.concatenate([w for _, w in chunks] + [p[1] * c for p, c in parts])
+    return _summed(all_ids, all_coefs)
+
+
+def _summed(all_ids: np.ndarray, all_coefs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell once with the sum of its coefficients, zero sums dropped."""
     if all_ids.size == 0:
-        out = _EMPTY
-    else:
-        u, inverse = np.unique(all_ids, return_inverse=True)
-        with np.errstate(invalid="ignore"):
-            sums = np.bincount(inverse, weights=all_coefs, minlength=u.size)
-        sums[np.isnan(sums)] = np.inf           # inf - inf: an opaque part
-        keep = sums != 0.0
-        out = (u[keep], sums[keep])
-    form.flat = out
-    return out
+        return _EMPTY
+    u, inverse = np.unique(all_ids, return_inverse=True)
+    with np.errstate(invalid="ignore"):
+        sums = np.bincount(inverse, weights=all_coefs, minlength=u.size)
+    sums[np.isnan(sums)] = np.inf           # inf - inf: an opaque part
+    keep = sums != 0.0
+    return u[keep], sums[keep]
 
 
 def _zeros(shape) -> np.ndarray:
