@@ -9,7 +9,7 @@ import numpy as np
 
 from . import watched
 from .forms import ZERO, Form, Opaque, _any_form, _opaque, _symbolic, _zeros, _ZERO_SCALAR
-from .watched import _READ_FUNCTIONS, _READS, Draw, Watched, _unwrap
+from .watched import AFFINE_FUNCTIONS, _READ_FUNCTIONS, _READS, Draw, Watched, _unwrap
 
 __all__ = ["Formed"]
 
@@ -320,17 +320,11 @@ def _to_forms(x):
 _LISTS = frozenset({np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack, np.select,
                     np.block, np.broadcast_arrays, np.einsum})
 """Array functions that take arrays inside lists."""
-_FORM_FUNCTIONS = frozenset({np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack,
-                             np.copy, np.reshape, np.ravel, np.broadcast_to, np.atleast_1d,
-                             np.atleast_2d, np.squeeze, np.expand_dims, np.take,
-                             np.take_along_axis, np.repeat, np.tile, np.flip, np.transpose,
-                             np.swapaxes, np.moveaxis, np.sum, np.mean, np.cumsum, np.dot,
-                             np.matmul, np.inner, np.where, np.zeros_like, np.empty_like,
-                             np.diff, np.roll, np.append, np.insert, np.delete, np.select,
-                             np.full_like, np.ones_like, np.average, np.trace, np.outer})
-"""Array functions that keep each element a linear form of the inputs' (a selection, a shape,
-an affine reduction): the same function is applied to the forms (a product of two forms
-raises, and the result is then opaque)."""
+_FORM_FUNCTIONS = AFFINE_FUNCTIONS
+"""Array functions that keep each element a linear form of the inputs' (the lockstep tracer's
+list of affine functions, :data:`~dpbandits.reference.watched.AFFINE_FUNCTIONS`): the same
+function is applied to the forms (a product of two forms raises, and the result is then
+opaque)."""
 
 
 def _ufunc_forms(ufunc, method, inputs, kwargs, shape, fs) -> np.ndarray | None:
