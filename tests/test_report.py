@@ -47,7 +47,11 @@ def test_summary_matches_its_parts(finished):
     assert sorted(re.findall(r"`([^`]+)`", line)) == violated
     assert "rnm-ftnl[paper]" in violated and "rnm-ftnl[corrected]" not in violated
     bounds = json.loads((out / "parts" / "bounds.json").read_text())["summary"]
-    assert f"{len(bounds['held'])} checks respected" in summary
+    assert f"{len(bounds['respected'])} checks respected" in summary
+    assert f"{len(bounds['inconclusive'])} inconclusive at this size" in summary
+    start = text.index("## Regret against the papers' bounds")
+    part = text[start:text.index("\n## ", start + 1)]
+    assert "holds" not in json.dumps(bounds) and "holds" not in part
     reproduced = json.loads((out / "parts" / "reproduce.json").read_text())["summary"]
     assert (f"{len(reproduced['supported'])} supported, {len(reproduced['contradicted'])} "
             "contradicted") in summary
@@ -73,6 +77,20 @@ def test_the_summary_counts_six_verdicts_and_keeps_our_checks_apart():
     assert "bound" not in lines[0]
     assert lines[1].startswith("- **Our own checks beside the experiments** (2; not claims")
     assert "1 supported, 1 inconclusive at this size" in lines[1]
+
+
+@pytest.mark.exact
+def test_the_summary_counts_regret_checks_by_the_checks_rule():
+    """The bounds line counts respected, violated and inconclusive checks apart and names the
+    inconclusive ones; it never says a bound holds."""
+    from dpbandits.report import Part, summary
+
+    s = {"respected": ["a: x", "a: y"], "inconclusive": ["b: z"], "violated": [],
+         "vacuous": ["c: w"], "not_simulated": []}
+    line = summary([Part("bounds", "", s)])[0]
+    assert line.startswith("- **Regret bounds**: 2 checks respected where a run could")
+    assert "0 violated, 1 inconclusive at this size" in line and "`b: z`" in line
+    assert "1 vacuous" in line and "holds" not in line
 
 
 @pytest.mark.smoke
@@ -119,7 +137,8 @@ def test_html_is_one_styled_page_with_contents_verdicts_pictures_and_links(finis
     toc = page[page.index('<nav class="toc">'):page.index("</nav>")]
     targets = re.findall(r'href="#([^"]+)"', toc)
     assert len(targets) >= 5 and all(f'id="{t}"' in page for t in targets)
-    cells = re.findall(r"<td>(holds|violated|vacuous at this size|consistent|violation)</td>", page)
+    cells = re.findall(r"<td>(respected|inconclusive at this size|violated|vacuous at this size"
+                       r"|consistent|violation)</td>", page)
     assert cells == []                                  # every verdict cell is decorated
     assert re.search(r'<span class="verdict bad"><span class="mark" aria-hidden="true">\u2717'
                      r"</span>violation</span>", page)

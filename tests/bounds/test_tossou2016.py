@@ -316,7 +316,7 @@ def test_dp_ucb_bound_respects_corrected_theorem_3_2(variant, key):
     result = simulate(spec("dp-ucb-bound", 2, epsilon=1.0, variant=variant), Bernoulli([0.9, 0.6]),
                       2 ** 17, runs=20, seed=0, backend="compiled")
     check = check_regret(result, get_bound(key), epsilon=1.0, gaps=TWO)
-    assert check.informative_from < 2 ** 17 and check.verdict == "holds"
+    assert check.informative_from < 2 ** 17 and check.verdict == "respected"
     short = simulate(spec("dp-ucb-bound", 2, epsilon=1.0, variant=variant), Bernoulli([0.9, 0.6]),
                      4000, runs=4, seed=0)
     assert check_regret(short, get_bound(key), epsilon=1.0, gaps=TWO).verdict == "vacuous at this size"

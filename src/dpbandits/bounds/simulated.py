@@ -5,7 +5,8 @@ checked at every checkpoint (:func:`dpbandits.bounds.check_regret`); bounds with
 constants or free constants are listed as not checkable, with the reason. A check whose bound is
 vacuous at the simulated size says so and gives the smallest horizon from which it is informative
 (:func:`informative_horizons` computes these without simulating), so that the check can be run
-where it could fail.
+where it could fail. A check whose band contains its bound somewhere is ``inconclusive at this
+size`` and says how many runs would decide it (an estimate), with the command that runs them.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import numpy as np
 
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
 from ..files import atomic_write as _atomic_write
+from ..limits import MAX_RUNS
 from . import bounds_for
-from .check import VACUOUS, BoundCheck, RegretCurve, check_regret, estimated_seconds, informative_horizon
+from .check import INCONCLUSIVE, VACUOUS, BoundCheck, RegretCurve, check_regret, estimated_seconds, informative_horizon
 from .core import Bound
 
 __all__ = ["check_algorithm", "informative_horizons", "plan_horizons", "BoundsReport", "plot"]
@@ -35,10 +37,17 @@ class BoundsReport:
         """The engine's backend that simulated the runs."""
         self.instance = ""
         """The command-line options that name the instance (``--setting NAME`` or ``--means ...``)."""
+        self.private = True
+        """Whether the algorithm takes epsilon (the commands this report suggests pass
+        ``--epsilon`` only then: the command line refuses it for a non-private algorithm)."""
 
     @property
     def vacuous(self) -> list[BoundCheck]:
         return [c for c in self.checks if c.verdict == VACUOUS]
+
+    @property
+    def inconclusive(self) -> list[BoundCheck]:
+        return [c for c in self.checks if c.verdict == INCONCLUSIVE]
 
     @property
     def violated(self) -> list[BoundCheck]:
@@ -50,6 +59,7 @@ class BoundsReport:
                 "horizon": int(self.curve.checkpoints[-1]), "backend": self.backend,
                 "checks": [c.to_dict() for c in self.checks],
                 "vacuous": [c.bound for c in self.vacuous],
+                "inconclusive": [c.bound for c in self.inconclusive],
                 "not_checked": [{"bound": b.key, "why": why} for b, why in self.skipped]}
 
     def to_markdown(self) -> str:
@@ -68,7 +78,8 @@ class BoundsReport:
 
     def informative_lines(self) -> list[str]:
         """For each vacuous check: where it becomes informative, and the command that checks it
-        there with its estimated cost on the compiled backend."""
+        there with its estimated cost on the compiled backend; for each inconclusive check: the
+        runs that would decide it (an estimate) and the command that runs them."""
         lines = []
         for check in self.vacuous:
             if check.informative_from is None:
@@ -76,15 +87,36 @@ class BoundsReport:
                              f"{check.searched_to:.0e}: no simulation dpbandits runs can test it.")
                 continue
             T = check.informative_from
-            command = (f"dpbandits bounds {self.algorithm}"
-                       + (f" --variant {self.variant}" if self.variant else "")
-                       + f" --epsilon {self.epsilon:g} {self.instance} --horizon {2 * T} "
-                         f"--runs {self.curve.runs}").replace("  ", " ")
+            command = self._command(2 * T, self.curve.runs)
             lines.append(f"- {check.bound} is vacuous at T = {int(self.curve.checkpoints[-1])}; "
                          f"informative from T = {T}. To check it where it could fail: `{command}` "
                          f"(about {estimated_seconds(self.curve.runs, 2 * T):.3g} s on the compiled "
                          "backend).")
+        horizon = int(self.curve.checkpoints[-1])
+        for check in self.inconclusive:
+            runs = check.runs_needed
+            if runs is None:
+                lines.append(f"- {check.bound} is inconclusive at this size: at t = "
+                             f"{', '.join(map(str, check.undecidable))} the mean is on the "
+                             "bound, so no number of runs decides it.")
+                continue
+            said = (f"- {check.bound} is inconclusive at this size: about {runs} runs would "
+                    "decide it (an estimate at the observed means and spreads).")
+            if runs > MAX_RUNS:
+                lines.append(f"{said} That is more than the {MAX_RUNS:.0e} runs dpbandits "
+                             "simulates.")
+                continue
+            lines.append(f"{said} To run them: `{self._command(horizon, runs)}` (about "
+                         f"{estimated_seconds(runs, horizon):.3g} s on the compiled backend).")
         return lines
+
+    def _command(self, horizon: int, runs: int) -> str:
+        """The ``dpbandits bounds`` command that simulates this instance at another size."""
+        return (f"dpbandits bounds {self.algorithm}"
+                + (f" --variant {self.variant}" if self.variant else "")
+                + (f" --epsilon {self.epsilon:g}" if self.private else "")
+                + f" {self.instance} --horizon {horizon} "
+                  f"--runs {runs}").replace("  ", " ")
 
 
 def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None = None,
@@ -114,6 +146,7 @@ def check_algorithm(algorithm: str, *, epsilon: float = 1.0, variant: str | None
     report = BoundsReport(plan.algorithm, variant, plan.epsilon, plan.mu, curve, checks,
                           plan.skipped)
     report.backend = result.backend
+    report.private = bool(plan.cls.private)
     report.instance = (f"--setting {plan.setting_name}" if plan.setting_name else
                        "--means " + " ".join(f"{m:g}" for m in plan.mu))
     return report, result

@@ -4,7 +4,10 @@ Writes ``bounds-<ALGO>.png`` (mean regret, its band and every checked bound on o
 ``.json`` and ``.md`` to ``--out``. A check whose bound is at least T x (largest gap) at every
 checked round is ``vacuous at this size`` (no run could violate it); under it the output gives
 the smallest horizon from which the bound is informative and the command that checks it there.
-Exit status 3 when no check could have failed (every one vacuous or not applicable).
+A check is ``violated``, ``respected`` or ``inconclusive at this size`` by where its simultaneous
+band lies against the bound (:mod:`dpbandits.bounds.check`); under an inconclusive one the output
+gives the runs that would decide it (an estimate) and the command that runs them. Exit status 3
+when no check could have failed (every one vacuous or not applicable).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from .options import (add_backend, FOUND, NOT_TESTED, OK, add_json, add_out, add
 HELP = "simulate an algorithm and check its regret against the papers' bounds"
 
 EPILOG = """exit status:
-  0  consistent: some bound could have been violated at this size, and none was
+  0  consistent: some bound could have been violated at this size, and none was (each such
+     check is respected, its band on the bound's side, or inconclusive at this size, its band
+     containing the bound: the output gives the runs that would decide it)
   1  violation: a bound was violated (its band lies beyond it)
   2  bad usage or input (one line on stderr naming the problem; nothing is run)
   3  could not test: every bound checked is vacuous at this size (at least T x largest gap, so

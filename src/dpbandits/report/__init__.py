@@ -13,7 +13,8 @@ interrupted report resumes where it stopped):
                     each claim a stated test with its verdict.
 
 ``DIR/index.md`` and ``DIR/index.html`` (plots inline) open with a summary: which privacy claims
-hold up to the audit's power and which are violated, which bounds are respected, which of the
+hold up to the audit's power and which are violated, which bounds are respected (at the band's
+confidence, on the simulated instance), which are inconclusive at this size, which of the
 papers' experimental claims our runs support. The default budget finishes in about
 :data:`DEFAULT_MINUTES` minutes on 2 cores (measured; the README states the same number);
 ``--budget tiny`` is the test suite's.

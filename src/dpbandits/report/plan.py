@@ -54,7 +54,8 @@ SUMMARY_KEYS: dict[str, dict[str, type]] = {
     "algorithms": {"algorithms": int, "variants": int},
     "audit": {"audits": int, "violations": list, "consistent": list, "controls": dict,
               "false_but_not_detected": list},
-    "bounds": {"held": list, "violated": list, "vacuous": list, "not_simulated": list},
+    "bounds": {"respected": list, "inconclusive": list, "violated": list, "vacuous": list,
+               "not_simulated": list},
     "reproduce": {"supported": list, "contradicted": list, "depends": list, "inconclusive": list,
                   "could_not_fail": list, "not_testable": list, "below_paper": list, "our_checks": dict},
 }

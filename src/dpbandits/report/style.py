@@ -5,7 +5,7 @@ from __future__ import annotations
 __all__ = ["VERDICTS", "STYLE", "COLOURS"]
 
 VERDICTS: dict[str, tuple[str, str]] = {
-    "holds": ("good", "\u2713"), "respected": ("good", "\u2713"), "consistent": ("good", "\u2713"),
+    "respected": ("good", "\u2713"), "consistent": ("good", "\u2713"),
     "supported": ("good", "\u2713"), "conforms": ("good", "\u2713"), "true": ("good", "\u2713"),
     "violated": ("bad", "\u2717"), "violation": ("bad", "\u2717"),
     "contradicted": ("bad", "\u2717"), "not supported": ("bad", "\u2717"),

@@ -36,9 +36,14 @@ def summary(parts: list[Part]) -> list[str]:
                      + ", ".join(f"`{m}` {v}" for m, v in s["controls"].items()) + ".")
     if "bounds" in by:
         s = by["bounds"]
-        lines.append(f"- **Regret bounds**: {len(s['held'])} checks respected where a run could "
-                     f"have violated them, {len(s['violated'])} violated"
+        lines.append(f"- **Regret bounds**: {len(s['respected'])} checks respected where a run "
+                     "could have violated them (the simultaneous 95% band on the bound's side; "
+                     f"on this instance, not a proof), {len(s['violated'])} violated"
                      + (": " + ", ".join(f"`{v}`" for v in s["violated"]) if s["violated"] else "")
+                     + f", {len(s['inconclusive'])} inconclusive at this size (the band contains "
+                     "the bound; the bounds part gives the runs that would decide each)"
+                     + (": " + ", ".join(f"`{v}`" for v in s["inconclusive"])
+                        if s["inconclusive"] else "")
                      + f", {len(s['vacuous'])} vacuous at the largest size this budget affords "
                      "(no run could violate them there; the bounds part gives the horizon from "
                      "which each becomes informative)"

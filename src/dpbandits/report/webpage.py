@@ -95,7 +95,7 @@ def html_page(markdown_text: str, out: Path) -> str:
     legend = ('<p class="legend">Verdicts: ' + " ".join(
         f'<span class="verdict {look}"><span class="mark" aria-hidden="true">{mark}</span>{name}'
         "</span>" for name, (look, mark) in VERDICTS.items()
-        if name in ("holds", "violated", "vacuous at this size", "inconclusive at this size",
+        if name in ("respected", "violated", "vacuous at this size", "inconclusive at this size",
                     "depends on reading", "could not fail",
                     "not testable")) + "</p>")
     head, _, rest = body.partition("</h1>")

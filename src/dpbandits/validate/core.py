@@ -57,8 +57,10 @@ release rounds, with the event tester's Clopper-Pearson lower bound on epsilon a
 **Regret.** The candidate's pseudo-regret on the fresh sample is held against every upper bound
 about ALGO in :mod:`dpbandits.bounds` with explicit constants (not flawed, not asymptotic, not
 about one special instance, not a printed form the catalogue has corrected), with
-:func:`dpbandits.bounds.check_regret` (simultaneous t band at level ``1 - alpha``). The
-reference's curve is checked the same way, for comparison only.
+:func:`dpbandits.bounds.check_regret` (simultaneous t band at level ``1 - alpha``; each check
+``violated``, ``inconclusive at this size`` with the runs that would decide it, ``respected`` or
+``vacuous at this size``, by the rule of :mod:`dpbandits.bounds.check`). The reference's curve
+is checked the same way, for comparison only.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 The candidate's pseudo-regret on the fresh sample is held against every upper bound about ALGO
 in :mod:`dpbandits.bounds` with explicit constants (not flawed, not asymptotic, not about one
 special instance, not a printed form the catalogue has corrected), with
-:func:`dpbandits.bounds.check_regret` (simultaneous t band at level ``1 - alpha``). The
-reference's curve is checked the same way, for comparison only.
+:func:`dpbandits.bounds.check_regret` (simultaneous t band at level ``1 - alpha``; the verdicts
+and their rule are in :mod:`dpbandits.bounds.check`). The reference's curve is checked the same
+way, for comparison only.
 """
 
 from __future__ import annotations

@@ -174,18 +174,20 @@ class Validation:
 
     @property
     def regret(self) -> str:
-        """``respected`` (some bound could have been violated and none was), ``violated``,
-        ``vacuous at this size`` (every applicable bound is at least T x largest gap, so no run
-        could violate it: larger T is needed, see each check's ``informative_from``),
-        ``not applicable`` or ``no bound available``."""
+        """The candidate's checks by the rule of :mod:`dpbandits.bounds.check`: ``violated``
+        when one is; else ``inconclusive at this size`` when one is (its band contains the bound
+        somewhere: see its ``runs_needed``); else ``respected`` when one is; else ``vacuous at
+        this size`` (every applicable bound is at least T x largest gap, so no run could violate
+        it: larger T is needed, see each check's ``informative_from``); else ``not applicable``;
+        ``no bound available`` without a check."""
         if not self.regret_checks:
             return "no bound available"
         verdicts = [entry["candidate"].verdict for entry in self.regret_checks]
-        if "violated" in verdicts:
-            return "violated"
-        if "holds" in verdicts:
-            return "respected"
-        return "vacuous at this size" if "vacuous at this size" in verdicts else "not applicable"
+        for verdict in ("violated", "inconclusive at this size", "respected",
+                        "vacuous at this size"):
+            if verdict in verdicts:
+                return verdict
+        return "not applicable"
 
     @property
     def ok(self) -> bool:
@@ -291,6 +293,8 @@ class Validation:
             lines.append(f"  {entry['bound']}: candidate {cand.verdict} (mean / bound at the last "
                          f"checkpoint {cand.final_ratio:.3g}); reference {ref.verdict} "
                          f"({ref.final_ratio:.3g}); {cand.informative_note}")
+            if cand.inconclusive:
+                lines.append(f"    candidate: {cand.inconclusive_note}")
         return "\n".join(lines)
 
     def _explanation(self) -> list[str]:
