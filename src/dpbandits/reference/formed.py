@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import watched
+from .arguments import flat as _flat_args
 from .forms import ZERO, Form, Opaque, _any_form, _opaque, _symbolic, _zeros, _ZERO_SCALAR
 from .watched import AFFINE_FUNCTIONS, _READ_FUNCTIONS, _READS, Draw, Watched, _unwrap
 
@@ -299,12 +300,6 @@ def _plain_key(key):
     return key, isinstance(key, list)
 
 
-def _flat_args(xs):
-    for x in xs:
-        if isinstance(x, (list, tuple)):
-            yield from _flat_args(x)
-        else:
-            yield x
 
 
 def _to_forms(x):

@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from .arguments import flat as _flat
+
 __all__ = ["Shadow", "Lost", "seed", "ufunc", "function", "index", "assign", "own", "reshaped",
            "per_group"]
 
@@ -356,12 +358,6 @@ def function(tracer, fn, args: tuple, kwargs: dict, result, moving: list, site) 
     return out
 
 
-def _flat(xs):
-    for x in xs:
-        if isinstance(x, (list, tuple)):
-            yield from _flat(x)
-        else:
-            yield x
 
 
 def _function(tracer, fn, args, kwargs, P, site) -> Shadow | None:

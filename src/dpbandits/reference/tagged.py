@@ -17,6 +17,7 @@ import sys
 import numpy as np
 
 from . import watched
+from .arguments import flat as _flat
 from .formed import Formed
 
 __all__ = ["Runs", "Noisy"]
@@ -245,12 +246,6 @@ class Runs(np.ndarray):
         return self.view(np.ndarray).tolist()
 
 
-def _flat(xs):
-    for x in xs:
-        if isinstance(x, (list, tuple)):
-            yield from _flat(x)
-        else:
-            yield x
 
 
 _ELEMENTWISE = frozenset({np.where, np.clip, np.copy, np.round, np.around, np.floor, np.ceil,

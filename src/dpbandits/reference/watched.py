@@ -18,6 +18,7 @@ import sys
 import numpy as np
 
 from . import intervals
+from .arguments import flat
 
 __all__ = ["Watched", "Draw", "watch", "ACTIVE"]
 
@@ -89,15 +90,7 @@ def nonlinear_function(func, moving: int) -> bool:
 def _watched_in(args, kwargs) -> list:
     """The watched arrays among an array function's arguments, inside lists and tuples too
     (``np.stack([x, 1 - x])``)."""
-    out = []
-    stack = list(args) + list(kwargs.values())
-    while stack:
-        a = stack.pop()
-        if isinstance(a, Watched):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            stack.extend(a)
-    return out
+    return [a for a in flat(list(args) + list(kwargs.values())) if isinstance(a, Watched)]
 
 
 def _unwrap(x):
