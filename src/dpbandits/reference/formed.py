@@ -256,7 +256,7 @@ class Formed(Watched):
         if not formed or func in _READ_FUNCTIONS:
             result._f = None
             return result
-        if func in _FORM_FUNCTIONS:
+        if func in AFFINE_FUNCTIONS:      # the same function applied to the forms
             try:
                 f = _forms_only(func(*_to_forms(args),
                                      **{k: _to_forms(v) for k, v in kwargs.items()}))
@@ -315,11 +315,7 @@ def _to_forms(x):
 _LISTS = frozenset({np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack, np.select,
                     np.block, np.broadcast_arrays, np.einsum})
 """Array functions that take arrays inside lists."""
-_FORM_FUNCTIONS = AFFINE_FUNCTIONS
-"""Array functions that keep each element a linear form of the inputs' (the lockstep tracer's
-list of affine functions, :data:`~dpbandits.reference.watched.AFFINE_FUNCTIONS`): the same
-function is applied to the forms (a product of two forms raises, and the result is then
-opaque)."""
+
 
 
 def _ufunc_forms(ufunc, method, inputs, kwargs, shape, fs) -> np.ndarray | None:

@@ -56,9 +56,6 @@ _READ_FUNCTIONS = frozenset({np.argmax, np.argmin, np.argsort, np.sort, np.nonze
                              np.flatnonzero, np.unique, np.searchsorted, np.count_nonzero,
                              np.array_equal, np.isclose, np.allclose, np.any, np.all,
                              np.argwhere})
-_NONLINEAR_FUNCTIONS = frozenset({np.max, np.min, np.amax, np.amin, np.clip, np.round,
-                                  np.around, np.median, np.percentile, np.quantile,
-                                  np.maximum, np.minimum})
 AFFINE_FUNCTIONS = frozenset({np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack,
                               np.copy, np.reshape, np.ravel, np.broadcast_to, np.atleast_1d,
                               np.atleast_2d, np.squeeze, np.expand_dims, np.take,
