@@ -206,18 +206,17 @@ def _comparison(t, rejected, sample="fresh", quantity="regret", horizon=800):
 @pytest.mark.exact
 def test_departure_ignores_a_single_early_chance_rejection():
     from dpbandits.validate.core import Validation
+    from dpbandits.validate.stages import Setup
 
+    setup = Setup(algorithm="ucb1", variant=None, epsilon=None, candidate="c", K=2, T=800,
+                  runs=20, seed=0, alpha=0.05, power=0.8, means=[0.5, 0.4])
     rows = [_comparison(t, t in (100, 400, 800)) for t in (10, 100, 200, 400, 800)]
-    result = Validation(algorithm="ucb1", variant=None, epsilon=None, candidate="c", K=2,
-                        T=800, runs=20, seed=0, alpha=0.05, power=0.8, means=[0.5, 0.4],
-                        comparisons=rows)
+    result = Validation(setup=setup, comparisons=rows)
     assert result.departure() == 400 and result.first_difference.t == 100
     assert result.behaviour == "differs"
     # Only path rows rejected (the checkpoint 10 < T/8 is a path row): the path-only verdict.
     rows = [_comparison(10, True), _comparison(200, False), _comparison(100, True, "fixed")]
-    result = Validation(algorithm="ucb1", variant=None, epsilon=None, candidate="c", K=2,
-                        T=800, runs=20, seed=0, alpha=0.05, power=0.8, means=[0.5, 0.4],
-                        comparisons=rows)
+    result = Validation(setup=setup, comparisons=rows)
     assert result.behaviour == "conforms in outcome, differs in path" and result.exit_status == 1
 
 

@@ -14,6 +14,7 @@ import sympy as sp
 
 from dpbandits.bounds import Bound, RegretCurve, check_regret
 from dpbandits.bounds.core import T
+from dpbandits.validate.stages import Setup
 from dpbandits.validate.summary import Validation
 
 TOY = Bound("toy.linear", "toy", "test", "upper", "R(T)", "paper", rest=T / 10,
@@ -28,8 +29,9 @@ def _check(mean_at_20: float, scale: float, **kw):
 
 
 def _validation(*checks) -> Validation:
-    return Validation(algorithm="ucb1", variant=None, epsilon=None, candidate="c", K=2, T=20,
-                      runs=4, seed=0, alpha=0.05, power=0.8, means=[0.9, 0.6], comparisons=[],
+    setup = Setup(algorithm="ucb1", variant=None, epsilon=None, candidate="c", K=2, T=20,
+                  runs=4, seed=0, alpha=0.05, power=0.8, means=[0.9, 0.6])
+    return Validation(setup=setup, comparisons=[],
                       regret_checks=[{"bound": f"toy.{i}", "candidate": c, "reference": c}
                                      for i, c in enumerate(checks)])
 

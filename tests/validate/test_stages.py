@@ -1,7 +1,8 @@
 """The validation's stages return frozen results, and the summary is built once from them.
 
-Kinds: exact (the fields of the summary are those of the stages' results; no field of a stage's
-result or of the summary can be assigned after it is built).
+Kinds: exact (the fields of the summary are those of the stages' results, the setup's read
+through it under their own names; no field of a stage's result or of the summary can be assigned
+after it is built).
 """
 
 from __future__ import annotations
@@ -41,10 +42,26 @@ def test_the_summary_is_the_stages_results():
     assert result.privacy == "not applicable" and result.privacy_note == privacy.note
     assert result.regret == "no bound available" and result.regret_note == regret.note
     expected = {f.name for f in dataclasses.fields(Validation)}
-    given = set().union(*({f.name for f in dataclasses.fields(stage)} for stage in _stages()))
+    given = set().union(*({f.name for f in dataclasses.fields(stage)} for stage in _stages()[1:]))
     # every field of the summary comes from a stage, these under the stage's own names
-    assert expected - given == {"alternatives", "power_checks", "privacy_note", "regret_checks",
-                                "regret_note"}
+    assert expected - given == {"setup", "alternatives", "power_checks", "privacy_note",
+                                "regret_checks", "regret_note"}
+
+
+@pytest.mark.exact
+def test_the_summary_holds_the_setup_and_reads_its_fields_without_restating_them():
+    setup = _stages()[0]
+    result = Validation.of_stages(*_stages())
+    assert result.setup is not None and result.setup == setup
+    names = [f.name for f in dataclasses.fields(Setup)]
+    assert not set(names) & {f.name for f in dataclasses.fields(Validation)}
+    assert {name: getattr(result, name) for name in names} == dataclasses.asdict(setup)
+    changed = dataclasses.replace(setup, T=1600, matroid="Uniform(2, 4)", super_arm_size=2)
+    moved = dataclasses.replace(result, setup=changed)
+    assert (moved.T, moved.matroid, moved.super_arm_size) == (1600, "Uniform(2, 4)", 2)
+    for name in names:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(result, name, None)
 
 
 @pytest.mark.exact
@@ -55,4 +72,4 @@ def test_no_stage_result_and_not_the_summary_can_be_written_into():
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(record, name, None)
     with pytest.raises(TypeError):          # keyword arguments only
-        Validation("ucb1", None, None, "c", 2, 800, 20, 0, 0.05, 0.8, [0.5, 0.4], [])
+        Validation(_stages()[0], [])

@@ -6,7 +6,8 @@
 result or into the summary.
 
 * :class:`Setup`: the checked request and the candidate's name, the problem's size and means
-  (:mod:`~dpbandits.validate.loading`);
+  (:mod:`~dpbandits.validate.loading`); the summary holds it and reads its fields under their
+  own names;
 * :class:`Behaviour`: the corrected comparisons of both samples (:mod:`~dpbandits.validate.arms`
   or :mod:`~dpbandits.validate.bases`, :mod:`~dpbandits.validate.correction`);
 * :class:`Difference`: the exact first action difference on the fixed table, and whether any
@@ -46,8 +47,13 @@ class Setup:
     power: float
     means: list[float]
     matroid: str = ""
+    """Semi-bandit ALGO: the matroid whose bases are the super arms (empty otherwise)."""
     super_arm_size: int = 0
+    """Semi-bandit ALGO: the size k of every basis, the matroid's rank (0 otherwise); ``K`` is
+    then the number L of base arms."""
     filled_note: str = ""
+    """Which of the reference's values a candidate requiring them gets (DP-SE's beta = 1/T):
+    :func:`dpbandits.candidates.filled_note`; empty when none is set from the problem."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .correction import Comparison
+from .stages import Setup
 
 __all__ = ["Validation", "PATH_ONLY", "COULD_NOT_TEST"]
 
@@ -30,23 +31,27 @@ COULD_NOT_TEST = "could not test"
 reference's actions do not depend on the rewards at this horizon (exit status 3)."""
 
 
+class _FromSetup:
+    """A field of the summary's :class:`~dpbandits.validate.stages.Setup`, read-only under its
+    own name: ``result.T`` is ``result.setup.T`` (the summary does not restate the setup)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.__doc__ = f"The setup's ``{name}`` (:class:`~dpbandits.validate.stages.Setup`)."
+
+    def __get__(self, summary: Any, owner: type | None = None) -> Any:
+        return self if summary is None else getattr(summary.setup, self.name)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Validation:
     """The answer of :func:`validate`: behaviour, privacy and regret, with everything behind them.
 
     Built once, from the stages' results (:meth:`of_stages`), and not changed after."""
 
-    algorithm: str
-    variant: str | None
-    epsilon: float | None
-    candidate: str
-    K: int
-    T: int
-    runs: int
-    seed: int
-    alpha: float
-    power: float
-    means: list[float]
+    setup: Setup
+    """The request as checked, the candidate's label and the problem's size and means; each of
+    its fields reads as the summary's own (``result.T`` is ``result.setup.T``)."""
     comparisons: list[Comparison]
     audit: Any = None
     """The :class:`~dpbandits.audit.result.AuditResult`, or None (see ``privacy_note``)."""
@@ -58,11 +63,6 @@ class Validation:
     """On the fresh sample: ``regret`` (name -> per-run pseudo-regret, shape (R, C), at
     ``regret_checkpoints``) and ``pulls`` (name -> mean pulls per arm, shape (C', K), at
     ``pull_checkpoints``), for ``candidate`` and ``reference``."""
-    matroid: str = ""
-    """Semi-bandit ALGO: the matroid whose bases are the super arms (empty otherwise)."""
-    super_arm_size: int = 0
-    """Semi-bandit ALGO: the size k of every basis, the matroid's rank (0 otherwise); ``K`` is
-    then the number L of base arms."""
     first_action_difference: dict[str, Any] = field(default_factory=dict)
     """On the fixed table (:func:`~dpbandits.validate.power.first_action_difference`): the first
     round where the actions differ, exact while both sides are deterministic."""
@@ -73,19 +73,28 @@ class Validation:
     """A differing candidate against the reference under each documented alternative."""
     power_checks: list[dict[str, Any]] = field(default_factory=list)
     """A conforming candidate: the reference's planted variants, detected at this size or not."""
-    filled_note: str = ""
-    """Which of the reference's values a candidate requiring them gets (DP-SE's beta = 1/T):
-    :func:`dpbandits.candidates.filled_note`; empty when none is set from the problem."""
+
+    # The setup's fields under their own names, read-only (the setup is not restated here).
+    algorithm = _FromSetup()
+    variant = _FromSetup()
+    epsilon = _FromSetup()
+    candidate = _FromSetup()
+    K = _FromSetup()
+    T = _FromSetup()
+    runs = _FromSetup()
+    seed = _FromSetup()
+    alpha = _FromSetup()
+    power = _FromSetup()
+    means = _FromSetup()
+    matroid = _FromSetup()
+    super_arm_size = _FromSetup()
+    filled_note = _FromSetup()
 
     @classmethod
-    def of_stages(cls, setup: Any, behaviour: Any, difference: Any, alternatives: Any,
+    def of_stages(cls, setup: Setup, behaviour: Any, difference: Any, alternatives: Any,
                   planted: Any, privacy: Any, regret: Any) -> "Validation":
         """The summary of the stages' results (:mod:`~dpbandits.validate.stages`)."""
-        return cls(algorithm=setup.algorithm, variant=setup.variant, epsilon=setup.epsilon,
-                   candidate=setup.candidate, K=setup.K, T=setup.T, runs=setup.runs,
-                   seed=setup.seed, alpha=setup.alpha, power=setup.power, means=setup.means,
-                   matroid=setup.matroid, super_arm_size=setup.super_arm_size,
-                   filled_note=setup.filled_note, comparisons=behaviour.comparisons,
+        return cls(setup=setup, comparisons=behaviour.comparisons,
                    first_action_difference=difference.first_action_difference,
                    untestable=difference.untestable, alternatives=alternatives.tried,
                    power_checks=planted.checks, audit=privacy.audit, privacy_note=privacy.note,
