@@ -412,3 +412,59 @@ class _Zero:
 
     def observe(self, t, arm, reward):
         pass
+
+
+# ---- many requests sent together (sample_many) ---------------------------------------------------
+
+def _requests(seed: int, count: int, T: int = 12, K: int = 3) -> list:
+    rng = np.random.default_rng(seed)
+    return [(Table(rng.random((T, K))), int(n), int(s))
+            for n, s in zip(rng.integers(1, 6, count), rng.integers(0, 2**31, count))]
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("workers", [1, 2])
+def test_many_requests_sent_together_equal_one_sample_each(workers):
+    examples = Path(__file__).resolve().parents[2] / "examples" / "validate" / "implementations.py"
+    requests = _requests(3, 40)
+    together = load(f"{examples}:PlainLazyUCB", K=3, epsilon=1.0, workers=workers)
+    one_by_one = load(f"{examples}:PlainLazyUCB", K=3, epsilon=1.0, isolated=False)
+    many = together.sample_many(requests)
+    assert [m.shape for m in many] == [(n, 12) for _, n, _ in requests]
+    for output, request in zip(many, requests):
+        np.testing.assert_array_equal(output, one_by_one.sample(*request))
+    assert len({tuple(run) for output in many for run in output}) > 1
+    # one message per host block, not one per request: the hosts served every request
+    assert len(together._hosts) == workers
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("kind", ["unseeded", "module-level"])
+def test_many_requests_replay_their_first_calls(tmp_path, kind):
+    path = tmp_path / "leaky.py"
+    path.write_text({"unseeded": "import numpy as np\n_G = np.random.default_rng()\n",
+                     "module-level": "import numpy as np\n_G = np.random.default_rng(0)\n"}[kind]
+                    + "class Leaky:\n    def __init__(self, K):\n        self.K = K\n"
+                      "    def act(self, t):\n        return int(_G.integers(self.K))\n"
+                      "    def observe(self, t, arm, reward):\n        pass\n")
+    with pytest.raises(DPBanditsError, match=r"run \d did not repeat .* --workers"):
+        load(f"{path}:Leaky", K=3, timeout=20).sample_many(_requests(5, 10))
+
+
+@pytest.mark.smoke
+def test_a_call_that_fails_in_many_requests_is_named_by_its_request(tmp_path):
+    # The candidate sleeps in round 2 after a reward of 0.25, which only the sixth request's
+    # table pays: the time limit names that request's run, not a run counted over the message.
+    path = tmp_path / "sleeps_late.py"
+    path.write_text("import time\nclass SleepsLate:\n    def __init__(self, K):\n"
+                    "        self.seen = 0.0\n    def act(self, t):\n"
+                    "        if t == 2 and self.seen == 0.25:\n            time.sleep(120)\n"
+                    "        return 0\n    def observe(self, t, arm, reward):\n"
+                    "        self.seen = reward\n")
+    mechanism = load(f"{path}:SleepsLate", K=2, timeout=2)
+    requests = [(Table(np.full((4, 2), 0.5)), 3, seed) for seed in range(5)]
+    requests.append((Table(np.full((4, 2), 0.25)), 2, 7))
+    with pytest.raises(DPBanditsError, match=r"run 0 of request 6 \(requests sent together\): "
+                                             r"policy\.act\(2\) did not return within the time "
+                                             r"limit of 2 s"):
+        mechanism.sample_many(requests)

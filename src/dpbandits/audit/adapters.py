@@ -230,10 +230,79 @@ class _PythonMechanism(Mechanism):
         self._check_received(actions)
         return actions
 
+    def sample_many(self, requests: list[tuple[Table | np.ndarray, int, int]]) -> list[np.ndarray]:
+        """``sample`` for each (table, n, seed) request, sent to the hosts together: one message
+        per block of runs (:meth:`_batch`) instead of one round trip per request, which is what
+        many small requests cost (validate's runs on fresh tables: hundreds of one-run
+        requests). Each output equals ``sample``'s; the first calls' first runs are run again
+        and compared, as ``sample`` does (in one more message after the requests)."""
+        checked = [checked_sample_arguments(table, n, seed, self.K, self.label)
+                   for table, n, seed in requests]
+        if not self.isolated or len(checked) < 2:
+            return [self.sample(table, n, seed) for table, n, seed in checked]
+        rows = [self._rows(table) for table, _, _ in checked]
+        outputs = self._batch([(X, _SeedRange(seed, 0, n))
+                               for X, (_, n, seed) in zip(rows, checked)])
+        replayed = []
+        for X, (_, _, seed), actions in zip(rows, checked, outputs):
+            if self._replayed >= REPLAYED_CALLS:
+                break
+            self._replayed += 1
+            replayed.append((X, seed, actions[:REPLAYED_RUNS]))
+        if replayed:
+            again = self._batch([(X, _SeedRange(seed, 0, len(first)))
+                                 for X, seed, first in replayed])
+            for (_, _, first), repeated in zip(replayed, again):
+                self._compare_repeats(first, repeated)
+        return outputs
+
+    def _batch(self, pieces: list[tuple[np.ndarray, "_SeedRange"]]) -> list[np.ndarray]:
+        """The runs of every ``(rows, seeds)`` piece, in order, sent as few messages as the
+        hosts need: one with one host; with ``workers`` hosts, about ``workers`` x
+        :data:`CHUNKS_PER_WORKER` messages of equal run-rounds (a piece longer than that is
+        split). A message is a list of parts, each a block of runs as ``_runs`` sends it; the
+        host numbers the runs of a message one after another in its progress word, so the time
+        limit per call is kept as for a single block. The outputs do not depend on the split."""
+        total = sum(len(seeds) * X.shape[0] for X, seeds in pieces)
+        target = total if self.workers == 1 else \
+            max(1, math.ceil(total / (self.workers * CHUNKS_PER_WORKER)))
+        data = [np.ascontiguousarray(X, dtype=float).tobytes() for X, _ in pieces]
+        groups: list[list[tuple]] = [[]]
+        filled = 0
+        for k, (X, seeds) in enumerate(pieces):
+            size = max(1, target // X.shape[0])
+            for start in range(0, len(seeds), size):
+                part = seeds[start:start + size]
+                if filled >= target:
+                    groups.append([])
+                    filled = 0
+                groups[-1].append((data[k], X.shape, start, part, k))
+                filled += len(part) * X.shape[0]
+        requests = [(("batch", group), (sum(len(part[3]) * math.prod(self._run_shape(pieces[part[4]][0]))
+                                            for part in group),))
+                    for group in groups if group]
+        outputs: list[list[np.ndarray]] = [[] for _ in pieces]
+        for (message, _), flat in zip(requests, self._hosts_or_new().map(self, requests)):
+            used = 0
+            for _, shape, _, part, k in message[1]:
+                run_shape = self._run_shape(pieces[k][0])
+                size = len(part) * math.prod(run_shape)
+                outputs[k].append(flat[used:used + size].reshape((len(part),) + run_shape))
+                used += size
+        actions = [np.concatenate(blocks) if blocks else
+                   np.empty((0,) + self._run_shape(pieces[k][0]), dtype=np.int32)
+                   for k, blocks in enumerate(outputs)]
+        for block in actions:
+            self._check_received(block)
+        return actions
+
     def _check_repeats(self, X: np.ndarray, seed: int, first: np.ndarray) -> None:
         """Run the first runs again (their seeds afresh, in a process that has served other
         runs) and stop with an error naming the first run that does not repeat."""
-        again = self._runs(X, _SeedRange(seed, 0, len(first)))
+        self._compare_repeats(first, self._runs(X, _SeedRange(seed, 0, len(first))))
+
+    def _compare_repeats(self, first: np.ndarray, again: np.ndarray) -> None:
+        """Stop with an error naming the first of ``first`` that ``again`` does not repeat."""
         differ = (again != first).reshape(len(first), -1)
         if not differ.any():
             return
@@ -266,6 +335,15 @@ class _PythonMechanism(Mechanism):
         if request[0] == "check":
             self._check_here()
             return None
+        if request[0] == "batch":     # parts of runs, numbered one after another (_batch)
+            blocks, base, tables = [], 0, {}
+            for data, shape, start, seeds, _ in request[1]:
+                X = tables.get(id(data))
+                if X is None:           # one array per table, as for a single block
+                    X = tables[id(data)] = np.frombuffer(data, dtype=float).reshape(shape)
+                blocks.append(self._run_chunk(X, start, seeds, base).reshape(-1))
+                base += len(seeds)
+            return np.concatenate(blocks)
         _, data, shape, start, seeds = request
         # An array over immutable bytes: the user code cannot make it writeable again.
         X = np.frombuffer(data, dtype=float).reshape(shape)
@@ -283,7 +361,11 @@ class _PythonMechanism(Mechanism):
         """The shape of one run's output: (T,) actions."""
         return (X.shape[0],)
 
-    def _run_chunk(self, X: np.ndarray, start: int, seeds: Any) -> np.ndarray:
+    def _run_chunk(self, X: np.ndarray, start: int, seeds: Any,
+                   base: int | None = None) -> np.ndarray:
+        """Runs ``start`` .. of ``seeds`` on ``X``; the progress word counts them from ``base``
+        (a batch's numbering, :meth:`_batch`), from ``start`` by default."""
+        numbered = start if base is None else base
         actions = np.empty((len(seeds),) + self._run_shape(X), dtype=np.int32)
         # The global generators are seeded for every run, then given back as they were (this
         # may be the caller's own process when not isolated).
@@ -303,7 +385,7 @@ class _PythonMechanism(Mechanism):
                 if offset % GENERATOR_BLOCK == 0:   # the next runs' generators, made together
                     generators = [np.random.default_rng(sequence) for sequence in
                                   sequences[offset:offset + GENERATOR_BLOCK]]
-                self._progress[0], self._progress[1] = start + offset, 0
+                self._progress[0], self._progress[1] = numbered + offset, 0
                 if bulk is None:
                     seed_globals(run_seed)
                 else:                           # the same seeds, derived for the whole block
@@ -314,7 +396,7 @@ class _PythonMechanism(Mechanism):
                 if lazy and watch.moved(untouched):         # type: ignore[union-attr]
                     lazy, self._draws_numpy_global = False, True
                     if offset > 0:      # it drew from the first run's state: run it seeded
-                        self._progress[0], self._progress[1] = start + offset, 0
+                        self._progress[0], self._progress[1] = numbered + offset, 0
                         np.random.seed(bulk[0][offset])      # type: ignore[index]
                         random.seed(bulk[1][offset])         # type: ignore[index]
                         output = self._run(X, np.random.default_rng(run_seed), start + offset)
@@ -338,17 +420,28 @@ class _PythonMechanism(Mechanism):
     def _progress_range(self, request: tuple) -> tuple[int, int, int] | None:
         """The calls a request makes, as progress words: runs [first, end), steps [0, end)
         (None: a request that only loads and checks the user code)."""
+        if request[0] == "batch":
+            parts = request[1]
+            return 0, sum(len(part[3]) for part in parts), max(2 * part[1][0] + 2 for part in parts)
         if request[0] != "runs":
             return None
         _, _, shape, start, seeds = request
         return start, start + len(seeds), 2 * shape[0] + 2
 
-    def _call_name(self, run: int, step: int) -> str:
-        """The call into the user code that the progress word [run, step] names."""
+    def _call_name(self, run: int, step: int, request: tuple | None = None) -> str:
+        """The call into the user code that the progress word [run, step] names (in the
+        ``request`` the host was serving: a batch numbers its runs one after another)."""
         if run == LOADING:
             return {0: "loading the candidate",
                     1: "building the candidate for a two-round problem",
                     2: "looking up the candidate's act and observe"}.get(step, "loading the candidate")
+        if request is not None and request[0] == "batch":
+            base, parts = 0, request[1]
+            for _, _, start, seeds, k in parts:
+                if run < base + len(seeds):
+                    return (f"run {start + run - base} of request {k + 1} (requests sent "
+                            f"together): {self._step_name(step)}")
+                base += len(seeds)
         return f"run {run}: {self._step_name(step)}"
 
     def _step_name(self, step: int) -> str:

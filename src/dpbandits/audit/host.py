@@ -107,7 +107,7 @@ def _reply(owner: Any, request: tuple, progress: memoryview) -> bytes:
         return _error(_text(error))
     except BaseException as error:  # anything the candidate raised, SystemExit included
         run, step = (int(x) for x in progress)
-        return _error(f"{owner.label}: {owner._call_name(run, step)} raised {_name(error)}",
+        return _error(f"{owner.label}: {owner._call_name(run, step, request)} raised {_name(error)}",
                       _text(error))
     if actions is None:
         return b'{"ok": true}\n'

@@ -140,7 +140,7 @@ class Hosts:
     The owner (the mechanism) provides, in the host: ``_serve(request) -> ndarray | None`` and
     ``_progress``, the int64 pair [run, step] (a memoryview) it updates before each call into
     the candidate;
-    in the auditor: ``label``, ``K``, ``_call_name(run, step)`` and
+    in the auditor: ``label``, ``K``, ``_call_name(run, step, request)`` and
     ``_progress_range(request) -> (first run, end run, end step) | None`` (None: a request that
     only loads and checks the candidate).
     """
@@ -259,6 +259,7 @@ class _Host:
 
     def submit(self, message: tuple, bounds: tuple[int, int, int] | None) -> None:
         self._bounds = bounds
+        self._message = message                         # to name a call of a batch's runs
         self._best: tuple[int, int] | None = None       # the furthest call seen in a run
         self._best_loading = -1                         # the furthest loading step seen
         self._at_submit = tuple(int(x) for x in self.progress)
@@ -361,7 +362,8 @@ class _Host:
                 return DPBanditsError(f"{self.label}: the candidate's process {what}")
             return DPBanditsError(f"{self.label}: the candidate's process (which wrote over the "
                                   f"record of the call it was in) {what}")
-        return DPBanditsError(f"{self.label}: {owner._call_name(run, step)} {what}")
+        return DPBanditsError(f"{self.label}: {owner._call_name(run, step, getattr(self, '_message', None))} "
+                              f"{what}")
 
     def _ended(self, wait: float = 0.0) -> str | None:
         """How the host ended, or None while it runs (after waiting up to ``wait`` seconds)."""
