@@ -30,87 +30,48 @@ import pytest
 
 from dpbandits.accountant import PER_ARM, PROOF, TooLargeToTrace, traced_upper
 from dpbandits.accountant import size as sized
-from dpbandits.reference.bandit.anytime_lazy_ucb import AnytimeLazyUCB
-from dpbandits.reference.noise import decision, laplace, release
+from planted_lazy_ucb import PlantedLazyUCB, where
 
 T_LARGE = 10_000
 
 
-class _Lazy(AnytimeLazyUCB):
-    """Anytime-Lazy-UCB with its epoch release's scale (``_scale``), its statistic
-    (``_statistic``) and one added step (``_extra``) open to a planted change."""
-
-    def _scale(self, t):
-        return 1.0 / self.epsilon
-
-    def _statistic(self, i, j):
-        return self.Phi[i, j]
-
-    def _extra(self, t, rows, actions):
-        """A planted class's one added step of ``observe`` (nothing here)."""
-
-    def observe(self, t, actions, feedback):
-        x = self.check_observation(t, actions, feedback)
-        rows = self._rows
-        if t <= self.K:
-            z = laplace(self.rng, 1.0 / self.epsilon, self.runs)
-            self.mu_tilde[rows, actions] = release(x, z)
-            return
-        self.N[rows, actions] += 1
-        self.Phi[rows, actions] += x
-        self._extra(t, rows, actions)
-        pulls, epoch = decision(self.N[rows, actions], self.r[rows, actions])
-        full = pulls == np.left_shift(1, epoch + 1)
-        if full.any():
-            i, j = rows[full], actions[full]
-            O = np.left_shift(1, self.r[i, j] + 1).astype(float)
-            self.O[i, j] = O
-            self.inv_O[i, j] = 1.0 / O
-            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
-            z = laplace(self.rng, self._scale(t), i.size)
-            self.mu_tilde[i, j] = release(self._statistic(i, j), z) / O
-            self.r[i, j] += 1
-            self.N[i, j] = 0
-            self.Phi[i, j] = 0.0
-
-
-class HalvedByBranch(_Lazy):
+class HalvedByBranch(PlantedLazyUCB):
     """The epoch release's noise scale halved from round 5000 on, by a branch."""
 
-    def _scale(self, t):
+    def _scale(self, t, i, j):
         if t >= 5000:
             return 0.5 / self.epsilon
         return 1.0 / self.epsilon
 
 
-class HalvedByArithmetic(_Lazy):
+class HalvedByArithmetic(PlantedLazyUCB):
     """The same, by arithmetic with no branch (a Python bool in the scale)."""
 
-    def _scale(self, t):
+    def _scale(self, t, i, j):
         return (1.0 / self.epsilon) / (1 + (t >= 5000))
 
 
-class LeakByBranch(_Lazy):
+class LeakByBranch(PlantedLazyUCB):
     """Once an arm has more than 3000 pulls in its epoch, its index takes the raw epoch mean,
     by a branch."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         many = self.N[rows, actions] > 3000
         if many.any():
             i, j = rows[many], actions[many]
             self.mu_tilde[i, j] = self.Phi[i, j] / self.N[i, j]
 
 
-class LeakByArithmetic(_Lazy):
+class LeakByArithmetic(PlantedLazyUCB):
     """The same, by arithmetic with no branch: a 0/1 weight on the raw mean."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         w = (self.N[rows, actions] > 3000).astype(float)
         raw = self.Phi[rows, actions] / np.maximum(self.N[rows, actions], 1)
         self.mu_tilde[rows, actions] = (1.0 - w) * self.mu_tilde[rows, actions] + w * raw
 
 
-class Rewritten(_Lazy):
+class Rewritten(PlantedLazyUCB):
     """A harmless rewrite: the epoch sum released as twice its half plus nothing, the scale
     as a product."""
 
@@ -118,46 +79,46 @@ class Rewritten(_Lazy):
         half = self.Phi[i, j] * 0.5
         return half + half + 0.0 * self.Phi[i, j]
 
-    def _scale(self, t):
+    def _scale(self, t, i, j):
         return 2.0 * (0.5 / self.epsilon)
 
 
-class OtherArmsSlot(_Lazy):
+class OtherArmsSlot(PlantedLazyUCB):
     """Each observation also writes the next arm's epoch sum (``(actions + 1) % K``), adding
     nothing: every traced cost is unchanged, the write is not arm-local."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         self.Phi[rows, (actions + 1) % self.K] += 0.0      # planted: another arm's slot
 
 
-class OtherArmsCount(_Lazy):
+class OtherArmsCount(PlantedLazyUCB):
     """The epoch's trigger reads the next arm's count, times zero."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         other = self.N[rows, (actions + 1) % self.K]        # planted: another arm's count
         self.N[rows, actions] += 0 * other
 
 
-class ScaleReadsLogT(_Lazy):
+class ScaleReadsLogT(PlantedLazyUCB):
     """The epoch release's scale reads log t (and divides it out again)."""
 
-    def _scale(self, t):
+    def _scale(self, t, i, j):
         return (1.0 / self.epsilon) * (math.log(t) / math.log(t))     # planted: log t
 
 
-class TriggerReadsRound(_Lazy):
+class TriggerReadsRound(PlantedLazyUCB):
     """The epoch's count reads whether t passed a threshold past K (500, within the T = 600
     traced here), times zero, by arithmetic with no branch."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         self.N[rows, actions] += 0 * int(t > 500)           # planted: t against 500
 
 
-class TriggerReadsRelease(_Lazy):
+class TriggerReadsRelease(PlantedLazyUCB):
     """An extra pull counted when the arm's released mean exceeds 100 (never met), by
     arithmetic with no branch: the epoch's trigger reads a released value."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         self.N[rows, actions] += (self.mu_tilde[rows, actions] > 100.0)  # planted: a release
 
 
@@ -187,15 +148,6 @@ def test_anytime_lazy_ucb_is_a_proof_at_t_100_000_with_bound_1():
     assert "per-arm schedule derived from the code" in bound.scope and not bound.findings
 
 
-def _planted_line(cls) -> str:
-    """``test_accountant_size.py:N``: the line of the class's planted statement."""
-    import inspect
-
-    lines, first = inspect.getsourcelines(cls)
-    k = next(i for i, text in enumerate(lines) if "# planted" in text)
-    return f"test_accountant_size.py:{first + k}"
-
-
 @pytest.mark.parametrize("cls, what", [
     (OtherArmsSlot, "of self.Phi by an index that is not the traced (rows, actions) pair"),
     (OtherArmsCount, "a read of self.N by an index that is not the traced (rows, actions) pair"),
@@ -213,7 +165,7 @@ def test_a_planted_break_of_locality_is_found_with_its_line_and_is_not_a_proof(c
     bound = _bound(cls, T=600)
     assert not bound.proof and bound.status != PROOF
     assert bound.epsilon == pytest.approx(1.0)
-    line = _planted_line(cls)
+    line = where(cls, "# planted")           # test_accountant_size.py:N
     assert any(what in f and line in f for f in bound.findings), (line, bound.findings)
     if cls is TriggerReadsRelease:
         assert any("the release schedule a predicate (np.greater) reads a released value" in f
@@ -279,27 +231,27 @@ def test_a_counter_whose_items_leave_the_forms_is_refused_by_the_cross_check():
         traced_upper("dp-ucb", variant="corrected", K=2, T=T_LARGE)
 
 
-class WholeArray(_Lazy):
+class WholeArray(PlantedLazyUCB):
     """Every arm's epoch sum scaled by one in every round: a whole-array update."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         self.Phi *= 1.0                                     # planted: every arm's slot
 
 
-class OutsideTheMask(_Lazy):
+class OutsideTheMask(PlantedLazyUCB):
     """After ``any()`` of the epoch mask, a write of every run's count (runs whose epoch did
     not end included): the batch would not be its runs one by one."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         full = self.N[rows, actions] == 1
         if full.any():
             self.N[rows, actions] += 0                       # planted: every run after any()
 
 
-class SharedView(_Lazy):
+class SharedView(PlantedLazyUCB):
     """A flat view of the counts kept beside them, read for another arm."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         if not hasattr(self, "flat"):
             self.flat = self.N.reshape(-1)
 
@@ -316,6 +268,6 @@ def test_the_dependence_analysis_names_each_kind_of_break(cls, what):
                              sequences=sized.size_sequences(2, 40, [(0, 1)]))
     assert any(what in f for f in run.locality), run.locality
     honest = sized.symbolic_run("anytime-lazy-ucb", epsilon=1.0, K=2, T=40, variant=None,
-                                params={}, policy_class=_Lazy, derive=True,
+                                params={}, policy_class=PlantedLazyUCB, derive=True,
                                 sequences=sized.size_sequences(2, 40, [(0, 1)]))
     assert honest.locality == []

@@ -35,66 +35,13 @@ from dpbandits.accountant import traced_upper
 from dpbandits.reference import noise
 from dpbandits.reference.bandit import anytime_lazy_ucb
 from dpbandits.reference.bandit.anytime_lazy_ucb import AnytimeLazyUCB
-from dpbandits.reference.noise import decision, laplace, release
-
-HERE = "test_accountant_verifier.py"
-
-
-def _line(function, text: str) -> int:
-    """The line of ``function``'s source that contains ``text``."""
-    lines, first = inspect.getsourcelines(function)
-    (i,) = [i for i, line in enumerate(lines) if text in line]
-    return first + i
-
-
-class _Lazy(AnytimeLazyUCB):
-    """Anytime-Lazy-UCB with its two releases routed through ``_draw`` (the noise),
-    ``_statistic`` (the epoch sum), ``_first`` (the first reward) and ``_scale``: the planted
-    classes below change one of them, or add one line to ``observe``."""
-
-    def _draw(self, scale, size, t):
-        return laplace(self.rng, scale, size)
-
-    def _scale(self, t, i, j):
-        return 1.0 / self.epsilon
-
-    def _first(self, x):
-        return x
-
-    def _statistic(self, i, j):
-        return self.Phi[i, j]
-
-    def _extra(self, t, x, rows, actions):
-        """A planted class's one added step of ``observe`` (nothing here)."""
-
-    def observe(self, t, actions, feedback):
-        x = self.check_observation(t, actions, feedback)
-        rows = self._rows
-        self._extra(t, x, rows, actions)
-        if t <= self.K:
-            z = self._draw(1.0 / self.epsilon, self.runs, t)
-            self.mu_tilde[rows, actions] = release(self._first(x), z)
-            return
-        self.N[rows, actions] += 1
-        self.Phi[rows, actions] += x
-        pulls, epoch = decision(self.N[rows, actions], self.r[rows, actions])
-        full = pulls == np.left_shift(1, epoch + 1)
-        if full.any():
-            i, j = rows[full], actions[full]
-            O = np.left_shift(1, self.r[i, j] + 1).astype(float)
-            self.O[i, j] = O
-            self.inv_O[i, j] = 1.0 / O
-            self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
-            z = self._draw(self._scale(t, i, j), i.size, t)
-            self.mu_tilde[i, j] = release(self._statistic(i, j), z) / O
-            self.r[i, j] += 1
-            self.N[i, j] = 0
-            self.Phi[i, j] = 0.0
+from dpbandits.reference.noise import laplace, release
+from planted_lazy_ucb import PlantedLazyUCB, where
 
 
 # --- noise laws ----------------------------------------------------------------------------------
 
-class SmallerOfTwo(_Lazy):
+class SmallerOfTwo(PlantedLazyUCB):
     """The draw of smaller magnitude of two Lap(1/eps) draws (its law is not Laplace: the
     log-ratio of its density reaches 2 eps)."""
 
@@ -103,7 +50,7 @@ class SmallerOfTwo(_Lazy):
         return np.where(np.abs(a) < np.abs(b), a, b)
 
 
-class Truncated(_Lazy):
+class Truncated(PlantedLazyUCB):
     """Laplace redrawn while its magnitude exceeds 2/eps (a truncated Laplace: a release of an
     epoch sum has probability 0 on one table for values that its neighbour reaches)."""
 
@@ -114,7 +61,7 @@ class Truncated(_Lazy):
         return z
 
 
-class RawWhenLarge(_Lazy):
+class RawWhenLarge(PlantedLazyUCB):
     """The noise dropped whenever it exceeds 3/eps (the raw sum is released then: 2.5% of the
     releases)."""
 
@@ -123,14 +70,14 @@ class RawWhenLarge(_Lazy):
         return np.where(z > 3.0 * scale, 0.0, z)
 
 
-class Clipped(_Lazy):
+class Clipped(PlantedLazyUCB):
     """The noise clipped to [-1/eps, 1/eps]."""
 
     def _draw(self, scale, size, t):
         return np.clip(laplace(self.rng, scale, size), -scale, scale)
 
 
-class SumOfTwo(_Lazy):
+class SumOfTwo(PlantedLazyUCB):
     """Two Laplace draws added (not a Laplace law)."""
 
     def _draw(self, scale, size, t):
@@ -150,43 +97,43 @@ NOISE_LAWS = [(SmallerOfTwo, "np.absolute", "np.abs(a) < np.abs(b)"),
 def test_a_draw_operated_on_before_its_release_is_not_its_law(cls, operation, text):
     bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=cls)
     assert not bound.proof and math.isinf(bound.epsilon)
-    where = f"{operation} at {HERE}:{_line(cls._draw, text)}"
-    assert any("not a declared law as drawn" in f and where in f for f in bound.findings), \
+    site = f"{operation} at {where(cls._draw, text)}"
+    assert any("not a declared law as drawn" in f and site in f for f in bound.findings), \
         bound.findings
 
 
 # --- information flow ----------------------------------------------------------------------------
 
-class LeakInside(_Lazy):
+class LeakInside(PlantedLazyUCB):
     """The raw reward released as arm 0's mean whenever it lies strictly inside (0, 1): never on
     a {0, 1} table."""
 
-    def _extra(self, t, x, rows, actions):
+    def _on_feedback(self, t, x, rows, actions):
         inside = (x > 0.0) & (x < 1.0)
         if inside.any():
             self.mu_tilde[rows[inside], 0] = x[inside]
 
 
-class LeakBand(_Lazy):
+class LeakBand(PlantedLazyUCB):
     """The raw reward released whenever it lies in (0.6, 0.7)."""
 
-    def _extra(self, t, x, rows, actions):
+    def _on_feedback(self, t, x, rows, actions):
         if np.any((x > 0.6) & (x < 0.7)):
             self.mu_tilde[rows, actions] = x
 
 
-class RawSumTrigger(_Lazy):
+class RawSumTrigger(PlantedLazyUCB):
     """An epoch sum compared with a threshold no {0, 1} table reaches at this size."""
 
-    def _extra(self, t, x, rows, actions):
+    def _on_feedback(self, t, x, rows, actions):
         if np.any(self.Phi > 100.0):
             self.mu_tilde[:] = self.Phi
 
 
-class IndexedByReward(_Lazy):
+class IndexedByReward(PlantedLazyUCB):
     """A count indexed by the reward (a table of reward levels)."""
 
-    def _extra(self, t, x, rows, actions):
+    def _on_feedback(self, t, x, rows, actions):
         if not hasattr(self, "levels"):
             self.levels = np.zeros((self.runs, 3), np.int64)
         self.levels[rows, (2 * x).astype(np.int64)] += 1
@@ -203,13 +150,13 @@ FLOWS = [(LeakInside, "np.greater", "inside = (x > 0.0)"),
 def test_a_read_of_an_unreleased_reward_is_found_whatever_its_value(cls, read, text):
     bound = traced_upper("anytime-lazy-ucb", K=2, T=6, delta=0.0, policy_class=cls)
     assert math.isinf(bound.epsilon)
-    where = f"reads an unreleased reward-derived value ({HERE}:{_line(cls._extra, text)})"
-    assert any(read in f and where in f for f in bound.findings), bound.findings
+    site = f"reads an unreleased reward-derived value ({where(cls._on_feedback, text)})"
+    assert any(read in f and site in f for f in bound.findings), bound.findings
 
 
 # --- size ----------------------------------------------------------------------------------------
 
-class HalvedFrom7(_Lazy):
+class HalvedFrom7(PlantedLazyUCB):
     """The noise scale halved from round 7 on."""
 
     def _scale(self, t, i, j):
@@ -218,7 +165,7 @@ class HalvedFrom7(_Lazy):
         return 1.0 / self.epsilon
 
 
-class HalvedFrom9(_Lazy):
+class HalvedFrom9(PlantedLazyUCB):
     """The noise scale halved from round 9 on."""
 
     def _scale(self, t, i, j):
@@ -227,10 +174,10 @@ class HalvedFrom9(_Lazy):
         return 1.0 / self.epsilon
 
 
-class LeakAfter1000(_Lazy):
+class LeakAfter1000(PlantedLazyUCB):
     """The raw sums released from round 1001 on."""
 
-    def _extra(self, t, x, rows, actions):
+    def _on_feedback(self, t, x, rows, actions):
         if t > 1000:
             self.mu_tilde[:] = self.Phi
 
@@ -244,11 +191,10 @@ SIZES = [(HalvedFrom7, "if t >= 7", 6, 8, 2.0), (HalvedFrom9, "if t >= 9", 8, No
                          ids=[c.__name__ for c, *_ in SIZES])
 def test_a_change_beyond_the_proofs_size_makes_it_an_estimate_naming_the_line(
         cls, text, small, large, broken):
-    method = cls._scale if "_scale" in vars(cls) else cls._extra
+    method = cls._scale if "_scale" in vars(cls) else cls._on_feedback
     bound = traced_upper("anytime-lazy-ucb", K=2, T=small, delta=0.0, policy_class=cls)
     assert not bound.proof and bound.status.endswith("never ran under tracing)")
-    line = _line(method, text)
-    assert f"branch never ran under tracing: {HERE}:{line} (its true side never ran)" in \
+    assert f"branch never ran under tracing: {where(method, text)} (its true side never ran)" in \
         bound.findings, bound.findings
     if large is not None:
         proof = traced_upper("anytime-lazy-ucb", K=2, T=large, delta=0.0, policy_class=cls)
@@ -257,11 +203,11 @@ def test_a_change_beyond_the_proofs_size_makes_it_an_estimate_naming_the_line(
 
 # --- the noise: a schedule that reads released values --------------------------------------------
 
-class ExtraReleaseWhenHigh(_Lazy):
+class ExtraReleaseWhenHigh(PlantedLazyUCB):
     """One more release of arm 0's epoch sum whenever arm 0's released mean exceeds 5 (about
     e^-5 / 2 of the time at the start): the schedule follows the noise."""
 
-    def _extra(self, t, x, rows, actions):
+    def _on_feedback(self, t, x, rows, actions):
         high = self.mu_tilde[:, 0] > 5.0
         if high.any():
             release(self.Phi[rows[high], 0], laplace(self.rng, 1.0 / self.epsilon, int(high.sum())))
@@ -323,35 +269,35 @@ def test_a_schedule_that_reads_a_released_value_is_not_a_proof_for_every_noise_d
                          policy_class=ExtraReleaseWhenHigh)
     assert bound.epsilon == pytest.approx(honest.epsilon)
     assert not bound.proof and "every noise draw" not in bound.scope
-    line = _line(ExtraReleaseWhenHigh._extra, "self.mu_tilde[:, 0] > 5.0")
+    line = where(ExtraReleaseWhenHigh._on_feedback, "self.mu_tilde[:, 0] > 5.0")
     assert any(f.startswith("the release schedule a predicate (np.greater) reads a released value")
-               and f"{HERE}:{line}" in f for f in bound.findings), bound.findings
+               and line in f for f in bound.findings), bound.findings
 
 
 # --- harmless rewrites ---------------------------------------------------------------------------
 
-class ExponentialDifference(_Lazy):
+class ExponentialDifference(PlantedLazyUCB):
     """Lap(b) drawn as the difference of two Exp(b) draws."""
 
     def _draw(self, scale, size, t):
         return noise.exponential(self.rng, scale, size) - noise.exponential(self.rng, scale, size)
 
 
-class FlooredSum(_Lazy):
+class FlooredSum(PlantedLazyUCB):
     """The floor of the epoch sum released (sensitivity still 1)."""
 
     def _statistic(self, i, j):
         return np.floor(self.Phi[i, j])
 
 
-class SquaredFirst(_Lazy):
+class SquaredFirst(PlantedLazyUCB):
     """The first reward squared before its release (sensitivity still 1 on [0, 1])."""
 
     def _first(self, x):
         return x ** 2
 
 
-class ScaleFromReleases(_Lazy):
+class ScaleFromReleases(PlantedLazyUCB):
     """The scale computed from the released means (a public value: it is 1/eps whatever they
     are)."""
 
@@ -359,21 +305,21 @@ class ScaleFromReleases(_Lazy):
         return 1.0 / self.epsilon + 0.0 * np.abs(self.mu_tilde[i, j])
 
 
-class NegatedDraw(_Lazy):
+class NegatedDraw(PlantedLazyUCB):
     """The Laplace draw negated (Laplace is symmetric)."""
 
     def _draw(self, scale, size, t):
         return -laplace(self.rng, scale, size)
 
 
-class UnitOverEpsilon(_Lazy):
+class UnitOverEpsilon(PlantedLazyUCB):
     """Lap(1) divided by eps."""
 
     def _draw(self, scale, size, t):
         return laplace(self.rng, 1.0, size) / self.epsilon
 
 
-class DoubledSumDoubledNoise(_Lazy):
+class DoubledSumDoubledNoise(PlantedLazyUCB):
     """Twice the sum with twice the noise scale (the same loss)."""
 
     def _draw(self, scale, size, t):
@@ -386,14 +332,14 @@ class DoubledSumDoubledNoise(_Lazy):
         return 2.0 * x
 
 
-class CopiedNoise(_Lazy):
+class CopiedNoise(PlantedLazyUCB):
     """The draw copied before its release."""
 
     def _draw(self, scale, size, t):
         return laplace(self.rng, scale, size).copy()
 
 
-class PublicBranch(_Lazy):
+class PublicBranch(PlantedLazyUCB):
     """A branch on the round's parity, both sides doing the same."""
 
     def _scale(self, t, i, j):
@@ -402,7 +348,7 @@ class PublicBranch(_Lazy):
         return 1.0 / self.epsilon
 
 
-class SumBySlices(_Lazy):
+class SumBySlices(PlantedLazyUCB):
     """The epoch sum read through a copy of the state."""
 
     def _statistic(self, i, j):
@@ -428,20 +374,20 @@ def test_a_harmless_rewrite_leaves_the_proof_alone(cls):
     assert ("interval arithmetic" in rewrite.assumption) == (cls in NONLINEAR)
     if cls in NONLINEAR:
         name, method, text = NONLINEAR[cls]
-        where = f"{HERE}:{_line(getattr(cls, method), text)}"
-        assert f"{name} of a reward-derived value ({where}) bounded by interval arithmetic " \
+        site = where(getattr(cls, method), text)
+        assert f"{name} of a reward-derived value ({site}) bounded by interval arithmetic " \
                f"over [0, 1]" in rewrite.assumption, rewrite.assumption
 
 # --- sensitivities over [0, 1] by interval arithmetic --------------------------------------------
 
-class RewardTimes15(_Lazy):
+class RewardTimes15(PlantedLazyUCB):
     """The epoch sum times 1.5 before its release (affine: it changes by 1.5)."""
 
     def _statistic(self, i, j):
         return 1.5 * self.Phi[i, j]
 
 
-class BumpFirst(_Lazy):
+class BumpFirst(PlantedLazyUCB):
     """8 x (1 - x) of the first reward: 0 on {0, 1} tables, 2 at x = 1/2; bounded by 8 * 1 +
     1 * 8 = 16, capped by the width of its range [0, 8]: 8 (sound, not tight)."""
 
@@ -449,24 +395,24 @@ class BumpFirst(_Lazy):
         return 8.0 * x * (1.0 - x)
 
 
-class FirstModTwo(_Lazy):
+class FirstModTwo(PlantedLazyUCB):
     """The first reward released as x mod 2 (x itself on [0, 1]; the remainder has no rule)."""
 
     def _first(self, x):
         return x % 2.0
 
 
-class DividedByReward(_Lazy):
+class DividedByReward(PlantedLazyUCB):
     """The epoch sum over 1 + the last reward: no rule, and coefficients that move (no proof)."""
 
-    def _extra(self, t, x, rows, actions):
+    def _on_feedback(self, t, x, rows, actions):
         self.last = x
 
     def _statistic(self, i, j):
         return self.Phi[i, j] / (1.0 + self.last)
 
 
-class BumpByProduct(_Lazy):
+class BumpByProduct(PlantedLazyUCB):
     """8 x (1 - x) of the first reward written through an array function no rule lists
     (``np.prod`` of a stack): 0 on {0, 1} tables, 2 at x = 1/2. Read as affine, the proof would
     claim every [0, 1] table at 1; it is a nonlinear map with no rule, named."""
@@ -475,7 +421,7 @@ class BumpByProduct(_Lazy):
         return 8.0 * np.prod(np.stack([x, 1.0 - x]), axis=0)
 
 
-class BumpByEinsum(_Lazy):
+class BumpByEinsum(PlantedLazyUCB):
     """The same map through ``np.einsum`` (a product of two reward-derived operands)."""
 
     def _first(self, x):
@@ -502,7 +448,7 @@ def test_a_statistic_is_bounded_over_unit_tables_or_its_map_is_named(cls, epsilo
         assert bound.scope.startswith("K = 2, T = 6, every table with entries in [0, 1] (")
         return
     name, method, text = unruled
-    note = f"{name} of a reward-derived value ({HERE}:{_line(getattr(cls, method), text)})"
+    note = f"{name} of a reward-derived value ({where(getattr(cls, method), text)})"
     assert f"no interval rule: {note}: its change over [0, 1] is not bounded; a proof covers " \
            f"the enumerated {{0, 1}} tables only" in bound.findings, bound.findings
     if bound.proof:
