@@ -15,7 +15,7 @@ from dpbandits.audit.against import audit_against
 from dpbandits.audit.mechanism import RegistryMechanism
 from dpbandits.audit.scores import Event
 from dpbandits.audit.selection import SCREENING, Screening, leading, stop_reason
-from dpbandits.audit.testers import _drawn
+from dpbandits.audit.drawing import drawn as _drawn
 from dpbandits.reference import Table
 
 
@@ -148,3 +148,46 @@ def test_the_screened_audit_is_the_same_with_one_or_two_workers():
     for result in results:
         result.pop("seconds")
     assert results[0] == results[1]
+
+
+class _OneRequestAtATime:
+    """A Python candidate seen without ``sample_many_from``: the audit asks for one sample at a
+    time, as it asks any mechanism that cannot take many requests at once."""
+
+    def __init__(self, candidate) -> None:
+        self._candidate = candidate
+        self.K, self.feedback, self.label = candidate.K, candidate.feedback, candidate.label
+        self.claimed = candidate.claimed
+
+    def sample(self, table, n, seed):
+        return self._candidate.sample(table, n, seed)
+
+    def sample_from(self, table, first, n, seed):
+        return self._candidate.sample_from(table, first, n, seed)
+
+
+@pytest.mark.exact
+def test_samples_sent_together_give_the_audit_of_one_sample_at_a_time():
+    """A Python candidate in its host, audited with its pairs' samples sent six pairs at a time
+    (and the test's two sides together), and through a wrapper that asks one sample at a time:
+    the same runs, so the same result, field for field (the seconds aside)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "validate"))
+    import implementations as impl
+
+    results = []
+    for wrap in (False, True):
+        candidate = PolicyMechanism(impl.PlainLazyUCB, 5, 1.0)
+        assert callable(candidate.sample_many_from)
+        try:
+            audited = _OneRequestAtATime(candidate) if wrap else candidate
+            results.append(audit_against(audited, "anytime-lazy-ucb", epsilon=1.0, seed=5,
+                                         samples=1000).to_dict())
+        finally:
+            candidate.close()
+    for result in results:
+        result.pop("seconds")
+    assert results[0] == results[1]
+    assert results[0]["counts"]["screened_runs"] == 500          # the grouped path was taken

@@ -236,19 +236,31 @@ class _PythonMechanism(Mechanism):
         many small requests cost (validate's runs on fresh tables: hundreds of one-run
         requests). Each output equals ``sample``'s; the first calls' first runs are run again
         and compared, as ``sample`` does (in one more message after the requests)."""
-        checked = [checked_sample_arguments(table, n, seed, self.K, self.label)
-                   for table, n, seed in requests]
+        return self.sample_many_from([(table, 0, n, seed) for table, n, seed in requests])
+
+    def sample_many_from(self, requests: list[tuple[Table | np.ndarray, int, int, int]]
+                         ) -> list[np.ndarray]:
+        """For each (table, first, n, seed) request, runs ``first`` .. ``first + n - 1`` of
+        ``sample(table, first + n, seed)`` (``sample_from``'s runs; ``sample``'s when ``first``
+        is 0), all sent to the hosts together as in :meth:`sample_many`. A request from run 0
+        counts as a ``sample`` call for the replayed runs."""
+        checked = []
+        for table, first, n, seed in requests:
+            table, n, seed = checked_sample_arguments(table, n, seed, self.K, self.label)
+            checked.append((table, check_positive_int(first, "first", minimum=0), n, seed))
         if not self.isolated or len(checked) < 2:
-            return [self.sample(table, n, seed) for table, n, seed in checked]
-        rows = [self._rows(table) for table, _, _ in checked]
-        outputs = self._batch([(X, _SeedRange(seed, 0, n))
-                               for X, (_, n, seed) in zip(rows, checked)])
+            return [self.sample(table, n, seed) if first == 0 else
+                    self.sample_from(table, first, n, seed) for table, first, n, seed in checked]
+        rows = [self._rows(table) for table, _, _, _ in checked]
+        outputs = self._batch([(X, _SeedRange(seed, first, n))
+                               for X, (_, first, n, seed) in zip(rows, checked)])
         replayed = []
-        for X, (_, _, seed), actions in zip(rows, checked, outputs):
+        for X, (_, first, _, seed), actions in zip(rows, checked, outputs):
             if self._replayed >= REPLAYED_CALLS:
                 break
-            self._replayed += 1
-            replayed.append((X, seed, actions[:REPLAYED_RUNS]))
+            if first == 0:
+                self._replayed += 1
+                replayed.append((X, seed, actions[:REPLAYED_RUNS]))
         if replayed:
             again = self._batch([(X, _SeedRange(seed, 0, len(first)))
                                  for X, seed, first in replayed])

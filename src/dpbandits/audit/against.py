@@ -206,6 +206,16 @@ class Claiming:
             return None
         return lambda table, first, n, seed: self._record(table, extend(table, first, n, seed))
 
+    @property
+    def sample_many_from(self) -> Callable[[list], list] | None:
+        """The candidate's ``sample_many_from(requests)`` (many (table, first, n, seed) requests
+        sent together), each output recorded like ``sample``'s; None when it has none."""
+        many = getattr(self._candidate, "sample_many_from", None)
+        if not callable(many):
+            return None
+        return lambda requests: [self._record(request[0], output) for request, output
+                                 in zip(requests, many(requests))]
+
     def exact_model(self) -> None:
         """A black box: no trajectory probabilities."""
         return None

@@ -96,8 +96,8 @@ HEADER_NESTING = 4
 
 PRELOAD: list[str] = ["dpbandits.audit.result", "dpbandits.audit.confidence",
                       "dpbandits.audit.testers", "dpbandits.audit.scores",
-                      "dpbandits.audit.sequential", "dpbandits.audit.selection",
-                      "dpbandits.audit.against",
+                      "dpbandits.audit.sequential", "dpbandits.audit.drawing",
+                      "dpbandits.audit.selection", "dpbandits.audit.against",
                       "dpbandits.audit.pairs", "dpbandits.audit.design",
                       "dpbandits.audit.mechanism", "dpbandits.audit.whitebox"]
 """Modules the auditor needs after a candidate has run, imported before the first host starts:

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .confidence import epsilon_lower_bound
+from .drawing import drawn_together
 from .mechanism import Mechanism
 from .pairs import Pair
 from .scores import Event, action_features, orient, reads_outputs
@@ -53,8 +54,9 @@ def draw_test_scores(mechanism: Mechanism, event: Event, pair: Pair, n_test: int
     """Step 2: the chosen event's scores on a fresh test sample of n_test runs a side, scored in
     pieces on ``workers`` (each run's score depends on that run only)."""
     scores = []
-    for table, side_seed in ((pair.D0, seeds[0]), (pair.D1, seeds[1])):
-        outputs = mechanism.sample(table, n_test, side_seed)
+    both = drawn_together(mechanism, [(pair.D0, n_test, None), (pair.D1, n_test, None)],
+                           list(seeds))
+    for outputs in both:
         pieces = np.array_split(outputs, workers.count) if workers.count > 1 else [outputs]
         jobs = [(event, piece, pair.step, mechanism.K) for piece in pieces]
         scores.append(np.concatenate(workers.map(score_chunk, jobs)))

@@ -44,6 +44,7 @@ from .result import AuditResult
 from .selection import Screening, leading, stop_reason
 from .scores import (NO_EVENT, Event, ExactScore, action_features, fitted_event, orient,
                      pair_privacy_loss)
+from .drawing import drawn_together
 from .sequential import SamplePlan, Tested, draw_test_scores, sequential_test
 
 __all__ = ["action_features", "event_audit", "event_stages", "event_result", "exact_audit",
@@ -201,43 +202,49 @@ def _best(events: list[Event | None]) -> Event:
     return best
 
 
-def _drawn(mechanism: Mechanism, table: Any, n: int, seed: int,
-           kept: np.ndarray | None) -> np.ndarray:
-    """``mechanism.sample(table, n, seed)``; where runs 0 .. k - 1 of it are ``kept`` and the
-    mechanism can extend a sample (``sample_from``), only the runs after them are drawn (the
-    same runs: each depends on its seed and index only)."""
-    extend = getattr(mechanism, "sample_from", None)
-    if kept is None or not callable(extend) or not 0 < len(kept) < n:
-        return mechanism.sample(table, n, seed)
-    return np.concatenate([kept, extend(table, len(kept), n - len(kept), seed)])
+PAIRS_SENT_TOGETHER = 6
+"""Pairs whose samples a mechanism that takes many requests at once (``sample_many_from``: a
+Python candidate in its host process) is sent in one go (:func:`_events_overlapped`): its host
+then runs them without waiting for this process between two samples. Results never depend on
+it; progress is reported per group."""
 
 
 def _events_overlapped(mechanism: Mechanism, exact, pairs: list[Pair], indices: list[int],
                        n: int, seeds: list[int], alpha: float, claimed_delta: float,
                        progress: Callable[[str], None] | None, stage: str,
                        kept: dict | None = None) -> list[Event | None]:
-    """:func:`_pair_events` one pair after another, each pair's fit in a thread while the next
-    pair's runs are drawn: a mechanism that runs elsewhere (a candidate in its host process)
-    leaves this process idle while it runs. The events are returned in the pairs' order, so the
+    """:func:`_pair_events` group after group, each group's fits in a thread while the next
+    group's runs are drawn: a mechanism that runs elsewhere (a candidate in its host process)
+    leaves this process idle while it runs. A group is one pair, or
+    :data:`PAIRS_SENT_TOGETHER` pairs for a mechanism that takes many requests at once (its two
+    samples per pair sent in one go). The events are returned in the pairs' order, so the
     choice is the one made one step after the other. ``kept`` maps a pair to the outputs it
     had already drawn from the same seeds (its screening), which are extended, not drawn again;
     the pairs' outputs drawn here are put there."""
     from concurrent.futures import ThreadPoolExecutor
 
+    size = PAIRS_SENT_TOGETHER if callable(getattr(mechanism, "sample_many_from", None)) else 1
     fits = []
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-fit")
     try:
-        for i in indices:
-            pair = pairs[i]
+        for start in range(0, len(indices), size):
+            group = indices[start:start + size]
             if progress:
-                progress(f"{stage}: pair {i + 1}/{len(pairs)} ({pair.description})")
-            before = (kept or {}).get(i, (None, None))
-            out0 = _drawn(mechanism, pair.D0, n, seeds[2 * i], before[0])
-            out1 = _drawn(mechanism, pair.D1, n, seeds[2 * i + 1], before[1])
-            if kept is not None:
-                kept[i] = (out0, out1)
-            fits.append(pool.submit(fitted_event, exact, i, pair, out0, out1, mechanism.K,
-                                    alpha, claimed_delta))
+                progress(f"{stage}: pair {group[0] + 1}/{len(pairs)} ({pairs[group[0]].description})"
+                         if len(group) == 1 else
+                         f"{stage}: pairs {', '.join(str(i + 1) for i in group)} of {len(pairs)}")
+            requests, group_seeds = [], []
+            for i in group:
+                before = (kept or {}).get(i, (None, None))
+                requests += [(pairs[i].D0, n, before[0]), (pairs[i].D1, n, before[1])]
+                group_seeds += [seeds[2 * i], seeds[2 * i + 1]]
+            outputs = drawn_together(mechanism, requests, group_seeds)
+            for k, i in enumerate(group):
+                out0, out1 = outputs[2 * k], outputs[2 * k + 1]
+                if kept is not None:
+                    kept[i] = (out0, out1)
+                fits.append(pool.submit(fitted_event, exact, i, pairs[i], out0, out1,
+                                        mechanism.K, alpha, claimed_delta))
         return [fit.result() for fit in fits]
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
