@@ -168,9 +168,9 @@ class _OneRequestAtATime:
 
 @pytest.mark.exact
 def test_samples_sent_together_give_the_audit_of_one_sample_at_a_time():
-    """A Python candidate in its host, audited with its pairs' samples sent six pairs at a time
-    (and the test's two sides together), and through a wrapper that asks one sample at a time:
-    the same runs, so the same result, field for field (the seconds aside)."""
+    """A Python candidate in its host, audited with its pairs' samples sent in groups of about
+    100 000 rounds (and the test's two sides together), and through a wrapper that asks one
+    sample at a time: the same runs, so the same result, field for field (the seconds aside)."""
     import sys
     from pathlib import Path
 

@@ -202,11 +202,13 @@ def _best(events: list[Event | None]) -> Event:
     return best
 
 
-PAIRS_SENT_TOGETHER = 6
-"""Pairs whose samples a mechanism that takes many requests at once (``sample_many_from``: a
-Python candidate in its host process) is sent in one go (:func:`_events_overlapped`): its host
-then runs them without waiting for this process between two samples. Results never depend on
-it; progress is reported per group."""
+RUN_ROUNDS_SENT_TOGETHER = 100_000
+"""Run-rounds of the pairs' samples sent in one go to a mechanism that takes many requests at
+once (``sample_many_from``: a Python candidate in its host process; :func:`_events_overlapped`):
+pairs are added to a group until their samples reach this many rounds in all (18 pairs of 500
+runs per side at T = 16: groups of 7, 7 and 4; one pair per group at T = 8000). The host then
+runs a group without waiting for this process between two samples, and the fits of one group
+run beside the next group's runs. Results never depend on it; progress is reported per group."""
 
 
 def _events_overlapped(mechanism: Mechanism, exact, pairs: list[Pair], indices: list[int],
@@ -216,19 +218,28 @@ def _events_overlapped(mechanism: Mechanism, exact, pairs: list[Pair], indices: 
     """:func:`_pair_events` group after group, each group's fits in a thread while the next
     group's runs are drawn: a mechanism that runs elsewhere (a candidate in its host process)
     leaves this process idle while it runs. A group is one pair, or
-    :data:`PAIRS_SENT_TOGETHER` pairs for a mechanism that takes many requests at once (its two
-    samples per pair sent in one go). The events are returned in the pairs' order, so the
+    pairs up to :data:`RUN_ROUNDS_SENT_TOGETHER` rounds of runs for a mechanism that takes many
+    requests at once (their two samples per pair sent in one go). The events are returned in the pairs' order, so the
     choice is the one made one step after the other. ``kept`` maps a pair to the outputs it
     had already drawn from the same seeds (its screening), which are extended, not drawn again;
     the pairs' outputs drawn here are put there."""
     from concurrent.futures import ThreadPoolExecutor
 
-    size = PAIRS_SENT_TOGETHER if callable(getattr(mechanism, "sample_many_from", None)) else 1
+    together = callable(getattr(mechanism, "sample_many_from", None))
+    groups: list[list[int]] = []
+    rounds = 0
+    for i in indices:
+        if not groups or not together or rounds >= RUN_ROUNDS_SENT_TOGETHER:
+            groups.append([])
+            rounds = 0
+        groups[-1].append(i)
+        before = (kept or {}).get(i, (None, None))
+        rounds += sum(pairs[i].T * (n - (len(had) if had is not None and len(had) < n else 0))
+                      for had in before)
     fits = []
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-fit")
     try:
-        for start in range(0, len(indices), size):
-            group = indices[start:start + size]
+        for group in groups:
             if progress:
                 progress(f"{stage}: pair {group[0] + 1}/{len(pairs)} ({pairs[group[0]].description})"
                          if len(group) == 1 else
