@@ -191,3 +191,36 @@ def test_samples_sent_together_give_the_audit_of_one_sample_at_a_time():
         result.pop("seconds")
     assert results[0] == results[1]
     assert results[0]["counts"]["screened_runs"] == 500          # the grouped path was taken
+
+
+class _Fixed:
+    """A mechanism that returns given outputs, whatever it is asked."""
+
+    K, feedback, label, claimed = 3, "bandit", "fixed", None
+
+    def __init__(self, outputs) -> None:
+        self.outputs = outputs
+
+    def sample(self, table, n, seed):
+        return self.outputs[: n]
+
+
+@pytest.mark.exact
+def test_the_distinct_outputs_counted_are_all_of_them_up_to_three():
+    """Claiming counts distinct output sequences over a pair's two tables, up to 3: the same
+    count whichever runs it keeps (a set of 3 runs, or every distinct run of the table)."""
+    from dpbandits.audit.against import DISTINCT, Claiming
+
+    table0, table1 = Table(np.zeros((4, 3))), Table(np.ones((4, 3)))
+    pair = {"D0": table0.X.tolist(), "D1": table1.X.tolist()}
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.integers(0, 3, 4) for _ in range(3))
+    cases = [([a] * 50, [a] * 50, 1), ([a, b] * 25, [a] * 50, 2), ([a] * 50, [b] * 50, 2),
+             ([a] * 49 + [b], [c] * 50, 3), ([a, b, c, a] * 10, [b] * 40, 3),
+             ([a] * 50, [b, a, c] * 10, 3)]
+    for rows0, rows1, expected in cases:
+        claiming = Claiming(_Fixed(None))
+        for table, rows in ((table0, rows0), (table1, rows1)):
+            claiming._candidate = _Fixed(np.array(rows, dtype=np.int32))
+            claiming.sample(table, len(rows), 0)
+        assert claiming.distinct_outputs(pair) == min(DISTINCT, expected), (rows0, rows1)

@@ -181,11 +181,14 @@ class Claiming:
     def _record(self, table: Any, output: np.ndarray) -> np.ndarray:
         key = np.asarray(getattr(table, "X", table), dtype=float).tobytes()
         seen = self._outputs.setdefault(key, set())
-        if len(seen) < DISTINCT:
-            array = np.ascontiguousarray(output)
-            seen.update(np.unique(array.reshape(array.shape[0], -1), axis=0)[:DISTINCT]
-                        .view(np.dtype((np.void, array.itemsize * max(1, array[0].size)))).ravel()
-                        .tolist())
+        # Up to DISTINCT distinct runs, found one at a time: each step keeps the first run left
+        # and drops every run equal to it (a few passes over the sample, where sorting the runs
+        # to find all distinct ones cost seconds per sample at T = 8000). Which runs are kept
+        # does not change distinct_outputs: a table's set holds DISTINCT runs or all of them.
+        rows = np.ascontiguousarray(output).reshape(len(output), -1)
+        while len(seen) < DISTINCT and len(rows):
+            seen.add(rows[0].tobytes())
+            rows = rows[(rows != rows[0]).any(axis=1)]
         return output
 
     def distinct_outputs(self, pair: dict) -> int:
