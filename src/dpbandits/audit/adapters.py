@@ -523,37 +523,53 @@ class PolicyMechanism(_PythonMechanism):
         act, observe = protocol_methods(policy, where)
         act_call = getattr(policy, "act_call", "policy.act")
         observe_call = getattr(policy, "observe_call", "policy.observe")
-        full = self.feedback == "full"
-        rows = None if full else self._row_lists(X)
-        actions = [0] * T
-        t, what = 0, "act"
+        # Each round's feedback: the pulled arm's reward from the run's row lists, or a fresh
+        # read-only copy of the whole row.
+        rows = [_own_copy(row) for row in X] if self.feedback == "full" else self._row_lists(X)
+        actions: list[int] = []
+        append = actions.append
+        t, step = 0, 0          # step: the progress word's step, even in act, odd in observe
         # One try around the whole loop: the per-round cost is the candidate's own, plus a type
         # and range check that a plain int passes at once (everything else takes the slow path).
         try:
-            for t in range(1, T + 1):
-                what = "act"
-                progress[1] = 2 * t
-                value = act(t)
-                if type(value) is not int or not 0 <= value < K:
-                    value = _checked_action(value, K, f"{where}: {act_call} in round {t}"
-                                            if act_call != "policy.act" else
-                                            f"{where}: policy.act({t})")
-                what = "observe"
-                progress[1] = 2 * t + 1
-                if full:
-                    observe(t, value, _own_copy(X[t - 1]))
-                else:
-                    observe(t, value, rows[t - 1][value])
-                actions[t - 1] = value
+            if self.feedback == "full":
+                for t, row in enumerate(rows, 1):
+                    step = 2 * t
+                    progress[1] = step
+                    value = act(t)
+                    if type(value) is not int or not 0 <= value < K:
+                        value = self._slow_action(value, where, act_call, t)
+                    step += 1
+                    progress[1] = step
+                    observe(t, value, row)
+                    append(value)
+            else:
+                for t, row in enumerate(rows, 1):
+                    step = 2 * t
+                    progress[1] = step
+                    value = act(t)
+                    if type(value) is not int or not 0 <= value < K:
+                        value = self._slow_action(value, where, act_call, t)
+                    step += 1
+                    progress[1] = step
+                    observe(t, value, row[value])
+                    append(value)
         except DPBanditsError:
             raise
         except Exception as error:
+            acting = step % 2 == 0
             if act_call == "policy.act":
-                call = f"policy.act({t})" if what == "act" else f"policy.observe({t}, ...)"
+                call = f"policy.act({t})" if acting else f"policy.observe({t}, ...)"
             else:
-                call = f"{act_call if what == 'act' else observe_call} in round {t}"
+                call = f"{act_call if acting else observe_call} in round {t}"
             raise DPBanditsError(f"{where}: {call} raised {type(error).__name__}: {quoted(error)}") from error
         return np.asarray(actions, dtype=np.int32)
+
+
+    def _slow_action(self, value: Any, where: str, act_call: str, t: int) -> int:
+        """An action that is not a plain int in range: checked, with the call named."""
+        return _checked_action(value, self.K, f"{where}: {act_call} in round {t}"
+                               if act_call != "policy.act" else f"{where}: policy.act({t})")
 
 
 class CallableMechanism(_PythonMechanism):
