@@ -98,6 +98,32 @@ def test_worked_dp_ucb_trace():
 
 
 @pytest.mark.exact
+@pytest.mark.parametrize("name, variant", [("dp-ucb", "paper"), ("hybrid-ucb", "corrected"),
+                                           ("dp-ucb-int", "corrected"), ("lazy-dp-ts", None)])
+def test_the_sensitivities_of_all_rows_at_once_are_each_rows(name, variant):
+    """Every row's sensitivities in one pass over a release's cells (what the composition
+    reads) are the per-row sums, bit for bit and of the same type, and the losses composed from
+    them are those of release_loss row by row."""
+    tr = trace(name, variant=variant, K=2, T=16, seed=1)
+    assert tr.releases
+    for release in tr.releases:
+        together = release.sensitivities()
+        assert set(together) == release.rows()
+        for row, s in together.items():
+            alone = release.sensitivity(row)
+            assert s.dtype == alone.dtype and s.tobytes() == alone.tobytes()
+    expected = {row: [] for row in tr.rows}
+    for release in tr.releases:
+        for row in release.rows():
+            loss = accountant.release_loss(release, row)
+            if loss > 0:
+                expected[row].append(loss)
+    for row, _ in tr.leaks:
+        expected[row].append(math.inf)
+    assert accountant.row_losses(tr) == expected
+
+
+@pytest.mark.exact
 def test_normal_path_is_value_plus_noise():
     rng, again = np.random.default_rng(5), np.random.default_rng(5)
     z = laplace(rng, 2.0, 4)

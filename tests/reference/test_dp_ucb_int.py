@@ -578,3 +578,30 @@ def test_input_epsilon_above_one_gives_one_release_per_pull():
     assert policy.f0 == 1
     np.testing.assert_array_equal(release_points(3.0, 1.1, 5, "x"), [1, 2, 3, 4, 5])
     assert policy.pure_claim(50).status == "holds"
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("interval", ["constant", "x", "y"])
+def test_a_copied_policy_continues_its_release_points_as_the_original(interval):
+    """The accountant's enumeration copies a policy where its action sequences branch
+    (``copy.deepcopy``; its schedule is a Python generator, which cannot be copied): the copy
+    made after some points were taken extends them exactly as the original does, and a run
+    from the copy draws and acts as the original does from the same state."""
+    import copy
+
+    policy = make("dp-ucb-int", 2, epsilon=0.5, rng=np.random.default_rng(3), interval=interval)
+    table = (np.random.default_rng(4).random((60, 2)) < 0.5).astype(float)
+    for t in range(1, 31):
+        a = policy.act(t)
+        policy.observe(t, a, table[t - 1, a])
+    taken = policy._schedule.points.size
+    twin = copy.deepcopy(policy)
+    assert twin._schedule is not policy._schedule and taken > 0
+    assert np.array_equal(twin._schedule.points, policy._schedule.points)
+    assert np.array_equal(twin._schedule.covering(4 * taken), policy._schedule.covering(4 * taken))
+    for t in range(31, 61):
+        a, b = policy.act(t), twin.act(t)
+        assert np.array_equal(a, b)
+        policy.observe(t, a, table[t - 1, a])
+        twin.observe(t, b, table[t - 1, b])
+    assert np.array_equal(twin.mean_hat, policy.mean_hat)

@@ -80,8 +80,12 @@ class Accounting:
 def release_loss(release: Release, row: int) -> float:
     """The privacy loss of one release for a change of ``row`` (rules in the docstring of
     :mod:`dpbandits.accountant`)."""
-    s = release.sensitivity(row)
-    if not np.any(s > 0):
+    return _loss(release, release.sensitivity(row))
+
+
+def _loss(release: Release, s: np.ndarray) -> float:
+    """:func:`release_loss` for a row whose sensitivities in ``release`` are ``s``."""
+    if not (s > 0).any():
         return 0.0
     if not release.fresh:
         return math.inf
@@ -123,8 +127,8 @@ def row_losses(tr: Trace) -> dict[int, list[float]]:
     """For each row of the table, the loss of every release that contains it (leaks: inf)."""
     out: dict[int, list[float]] = {row: [] for row in tr.rows}
     for release in tr.releases:
-        for row in release.rows():
-            loss = release_loss(release, row)
+        for row, s in release.sensitivities().items():
+            loss = _loss(release, s)
             if loss > 0:
                 out[row].append(loss)
     for row, _ in tr.leaks:

@@ -66,20 +66,24 @@ class Coverage:
         before = sys.gettrace()
         last: dict[int, int] = {}
 
-        def local(frame, event, arg):
-            code = frame.f_code
-            key = (code.co_filename, code.co_firstlineno, code.co_name)
-            arcs = self.arcs.setdefault(key, set())
-            if event == "line":
-                arcs.add((last.get(id(frame), -1), frame.f_lineno))
-                last[id(frame)] = frame.f_lineno
-            elif event == "return":
-                arcs.add((last.pop(id(frame), -1), -1))
+        def recorder(arcs: set[tuple[int, int]]):
+            """The local trace function of a frame whose function's arcs are ``arcs``."""
+            def local(frame, event, arg):
+                if event == "line":
+                    arcs.add((last.get(id(frame), -1), frame.f_lineno))
+                    last[id(frame)] = frame.f_lineno
+                elif event == "return":
+                    arcs.add((last.pop(id(frame), -1), -1))
+                return local
             return local
 
+        files = self.files
+
         def call(frame, event, arg):
-            if event == "call" and self.covers(frame.f_code.co_filename):
-                code = frame.f_code
+            # called at every Python call inside the block: the test of the file comes first
+            # and calls nothing (sys.settrace's global function sees "call" events only)
+            code = frame.f_code
+            if code.co_filename in files and event == "call":
                 key = (code.co_filename, code.co_firstlineno, code.co_name)
                 if key in self.done:
                     return None
@@ -88,7 +92,7 @@ class Coverage:
                     self.done.add(key)          # complete: its later calls cannot add a gap
                     return None
                 last.pop(id(frame), None)
-                return local
+                return recorder(self.arcs.setdefault(key, set()))
             return None
 
         sys.settrace(call)

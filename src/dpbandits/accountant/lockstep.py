@@ -51,7 +51,7 @@ class _TableTracer(Tracer):
 
     def _move(self, groups: np.ndarray, what: str) -> None:
         """The first group (table) in ``groups`` where the schedule moved, with what moved."""
-        g = int(np.flatnonzero(groups)[0])
+        g = int(groups.ravel().nonzero()[0][0])
         self.moved.append((g, f"round {self.step}: {what}"))
 
     def leak_all(self, what: str) -> None:
@@ -59,17 +59,17 @@ class _TableTracer(Tracer):
 
     def drawn(self, z: np.ndarray, family: str, scale) -> None:
         per_value = self._grouped(np.broadcast_to(np.asarray(scale, dtype=float), np.shape(z)))
-        if np.any(per_value[:, 0] != per_value[0, 0]):
-            self._move(np.any(per_value[:, 0] != per_value[0, 0], axis=1), "a noise scale")
+        if (per_value[:, 0] != per_value[0, 0]).any():
+            self._move((per_value[:, 0] != per_value[0, 0]).any(axis=1), "a noise scale")
         super().drawn(z, family, scale)
 
     def released(self, value, noise, kind: str):
         vb, nb = np.broadcast_arrays(np.asarray(value, dtype=float), np.asarray(noise, dtype=float))
         v, nz = self._grouped(vb), self._grouped(nb)
-        noise_moves = np.any(nz != nz[:, :1], axis=2)
+        noise_moves = (nz != nz[:, :1]).any(axis=2)
         self._leak_in_groups(noise_moves, "noise that differs across runs")
-        if np.any(nz[:, 0] != nz[0, 0]):
-            self._move(np.any(nz[:, 0] != nz[0, 0], axis=1), "the noise values")
+        if (nz[:, 0] != nz[0, 0]).any():
+            self._move((nz[:, 0] != nz[0, 0]).any(axis=1), "the noise values")
         fresh, family, scale, taken = self._match(nz[0, 0])
         fresh = fresh and not noise_moves.any()
         self._used.update(taken)
@@ -138,13 +138,13 @@ class _TableTracer(Tracer):
 
     def published(self, value) -> None:
         v = self._grouped(value)
-        self._leak_in_groups(np.any(v != v[:, :1], axis=2),
+        self._leak_in_groups((v != v[:, :1]).any(axis=2),
                              "a published value that differs across runs")
 
     def decided(self, index) -> None:
         v = self._grouped(index)
         same = (v == v[:, :1]) | (np.isnan(v) & np.isnan(v[:, :1]))
-        self._leak_in_groups(~np.all(same, axis=2), "a decision's input that differs across runs")
+        self._leak_in_groups(~same.all(axis=2), "a decision's input that differs across runs")
 
     def resampled(self, bits: np.ndarray, x: np.ndarray) -> np.ndarray:
         b, xs = self._grouped(bits), self._grouped(x)
@@ -152,7 +152,7 @@ class _TableTracer(Tracer):
 
     def acted(self, actions: np.ndarray) -> None:
         a = np.asarray(actions).reshape(self.groups, self.size, -1)
-        self._leak_in_groups(np.any(a != a[:, :1], axis=2), "an action that differs across runs")
+        self._leak_in_groups((a != a[:, :1]).any(axis=2), "an action that differs across runs")
 
 
 class _TableGenerator(LockstepGenerator):
@@ -170,7 +170,7 @@ class _TableGenerator(LockstepGenerator):
             return float(p)
         p = np.broadcast_to(p, (n * self.runs,) if p.ndim == 1 else p.shape)
         p = p.reshape(self.groups, self.size, -1)
-        self.tracer._leak_in_groups(np.any(p != p[:, :1], axis=2),
+        self.tracer._leak_in_groups((p != p[:, :1]).any(axis=2),
                                     "a draw whose parameters differ across runs")
         return p[0, 0] if np.all(p[:, 0] == p[0, 0]) else p[:, 0]
 

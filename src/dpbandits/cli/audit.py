@@ -19,12 +19,12 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from .. import limits
-from ..audit.against import AGAINST_SAMPLES
 from ..audit.external import DEFAULT_TIMEOUT
 from ..errors import DPBanditsError
 from ..files import atomic_write
 from ..reference import get
 from ..reference.registry import ALGORITHMS
+from ..validate.defaults import DEFAULT_AUDIT_SAMPLES
 from .options import (add_backend, add_candidate_options, FOUND, NOT_TESTED, OK, add_json, add_out, add_progress, add_scheduler,
                       add_seed, add_workers, auto_integer, check_out, cluster, epsilon,
                       parse_params, probability, progress_bar, refused_without_sandbox,
@@ -32,9 +32,12 @@ from .options import (add_backend, add_candidate_options, FOUND, NOT_TESTED, OK,
 
 HELP = "estimate a lower bound on epsilon and test the claim"
 
-SAMPLES = {"algorithm": 50_000, "all": 20_000, "command": 20_000, "against": AGAINST_SAMPLES}
+SAMPLES = {"algorithm": 50_000, "all": 20_000, "command": 20_000, "against": DEFAULT_AUDIT_SAMPLES}
 """Test-sample runs per side that ``--samples auto`` means, for ALGO, --all, a candidate
-(--command or --python) and a candidate audited --against ALGO."""
+(--command or --python) and a candidate audited --against ALGO (the audit's own default,
+:data:`dpbandits.audit.against.AGAINST_SAMPLES`, read from the light module of validate's
+defaults, which a test keeps equal to it: the command line starts without the audit's
+statistics)."""
 
 COMMAND_HORIZON = 16
 """Rounds per run of an external program's audit that ``--horizon auto`` means."""

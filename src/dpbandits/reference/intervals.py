@@ -258,7 +258,11 @@ def ufunc(tracer, fn, method: str, inputs: tuple, kwargs: dict, shape, site,
     rule adds its name and line (``site()``) to the result's ``why``; one with no rule is
     recorded by the tracer (``unfollowed``) and its result is unbounded. ``watched``: the
     inputs the tracer follows (only those can be reward-derived)."""
-    shadowed = any(getattr(x, "_iv", None) is not None for x in inputs)
+    shadowed = False
+    for x in inputs:                    # a loop, not a generator: this runs on every ufunc
+        if getattr(x, "_iv", None) is not None:
+            shadowed = True
+            break
     if not shadowed:
         if fn in AFFINE and (method == "__call__" or fn is np.add):
             return None                 # affine: the lockstep runs give its shadow exactly

@@ -31,11 +31,22 @@ _OURS = {os.path.join(_HERE, name)
                       "noise.py", "intervals.py")}
 
 
+_SKIPPED: dict[str, bool] = {}
+"""Per file name: whether :func:`_site` passes over its frames (ours or numpy's)."""
+
+
+def _skipped(filename: str) -> bool:
+    known = _SKIPPED.get(filename)
+    if known is None:
+        known = _SKIPPED[filename] = (os.path.abspath(filename) in _OURS
+                                      or f"{os.sep}numpy{os.sep}" in filename)
+    return known
+
+
 def _site() -> str:
     """The first line outside numpy and this module on the stack: where a read happened."""
     f = sys._getframe(2)
-    while f is not None and (os.path.abspath(f.f_code.co_filename) in _OURS
-                             or f"{os.sep}numpy{os.sep}" in f.f_code.co_filename):
+    while f is not None and _skipped(f.f_code.co_filename):
         f = f.f_back
     if f is None:
         return "an unknown line"
@@ -94,7 +105,16 @@ def _unwrap(x):
     if isinstance(x, Watched):
         return x.view(np.ndarray)
     if isinstance(x, (tuple, list)):
-        return type(x)(_unwrap(v) for v in x)
+        # a loop, not a generator of recursive calls: this runs on every operation of a traced
+        # policy, under the coverage's trace function, where each Python call costs
+        items = []
+        for v in x:
+            if isinstance(v, Watched):
+                v = v.view(np.ndarray)
+            elif isinstance(v, (tuple, list)):
+                v = _unwrap(v)
+            items.append(v)
+        return type(x)(items)
     return x
 
 
@@ -132,20 +152,25 @@ class Watched(np.ndarray):
         if (formed is not None and type(self) is not formed
                 and any(isinstance(x, formed) for x in inputs + tuple(kwargs.get("out", ())))):
             return NotImplemented       # the forms' class computes the forms too
-        draws = [x for x in inputs if isinstance(x, Draw)]
+        draws, watched, plain = [], [], []      # one loop, no comprehension: see _unwrap
+        for x in inputs:
+            if isinstance(x, Watched):
+                (draws if isinstance(x, Draw) else watched).append(x)
+                plain.append(x.view(np.ndarray))
+            else:
+                plain.append(_unwrap(x) if isinstance(x, (tuple, list)) else x)
         out = kwargs.get("out", ())
         if out:
             if tracer is not None and tracer.intervals:
                 _before_writing(tracer, ufunc, inputs, out)
             kwargs["out"] = tuple(_unwrap(o) for o in out)
-        result = getattr(ufunc, method)(*_unwrap(inputs), **kwargs)
+        result = getattr(ufunc, method)(*plain, **kwargs)
         if tracer is None:
             return _wrap(result) if not out else (out[0] if len(out) == 1 else out)
         if draws:
             kept = tracer.noise_operation(ufunc, method, inputs, draws, result)
             if kept is not None:
                 return kept if not out else (out[0] if len(out) == 1 else out)
-        watched = [x for x in inputs if isinstance(x, Watched) and not isinstance(x, Draw)]
         if watched:
             across = method == "reduce" and kwargs.get("axis", 0) in (None, 0)
             name = f"np.{ufunc.__name__}" + (f".{method}" if method != "__call__" else "")
@@ -156,7 +181,8 @@ class Watched(np.ndarray):
                     tracer.read(x, what)
             elif tracer.intervals and ufunc.nout == 1:
                 target = out[0] if out else None
-                shape = np.shape(target if target is not None else result)
+                shaped = target if target is not None else result
+                shape = shaped.shape if isinstance(shaped, np.ndarray) else np.shape(shaped)
                 sh = intervals.ufunc(tracer, ufunc, method, inputs, kwargs, shape, _site,
                                      watched)
                 if sh is not None:
@@ -280,10 +306,12 @@ class Watched(np.ndarray):
             for k in keys:
                 if isinstance(k, Watched):
                     k._read_as("an index")
-        out = np.ndarray.__getitem__(self, _unwrap(key))
+        plain_key = key.view(np.ndarray) if isinstance(key, Watched) else (
+            _unwrap(key) if isinstance(key, (tuple, list)) else key)
+        out = np.ndarray.__getitem__(self, plain_key)
         if isinstance(out, Watched) and ACTIVE is not None and ACTIVE.intervals:
             if self._iv is not None:
-                out._iv = intervals.index(self._iv, _unwrap(key))
+                out._iv = intervals.index(self._iv, plain_key)
             elif _basic(key):
                 out._iv_parent = (self, key)        # a view: its shadow is its base's
         return out
@@ -295,10 +323,14 @@ class Watched(np.ndarray):
             for k in keys:
                 if isinstance(k, Watched):
                     k._read_as("an index")
-        np.ndarray.__setitem__(self, _unwrap(key), _unwrap(value))
+        plain_key = key.view(np.ndarray) if isinstance(key, Watched) else (
+            _unwrap(key) if isinstance(key, (tuple, list)) else key)
+        plain_value = value.view(np.ndarray) if isinstance(value, Watched) else (
+            _unwrap(value) if isinstance(value, (tuple, list)) else value)
+        np.ndarray.__setitem__(self, plain_key, plain_value)
         if tracer is not None and tracer.intervals and (
                 self._iv is not None or getattr(value, "_iv", None) is not None):
-            intervals.assign(_ensure(tracer, self), _unwrap(key),
+            intervals.assign(_ensure(tracer, self), plain_key,
                              intervals.seed(tracer, value, _site))
 
     def __array_finalize__(self, obj) -> None:
@@ -423,7 +455,7 @@ def _watch(obj, depth: int, cls) -> None:
                         value[i] = v.view(cls)
                     elif _watchable(v):
                         _watch(v, depth + 1, cls)
-        elif depth < 3 and _watchable(value):
+        elif depth < 3 and (_WATCHABLE.get(kind) if kind in _WATCHABLE else _watchable(value)):
             _watch(value, depth + 1, cls)
 
 

@@ -326,8 +326,21 @@ class _Schedule:
     """The release points W_1, W_2, ... of one interval rule, extended on demand."""
 
     def __init__(self, epsilon: float, v: float, interval: str) -> None:
+        self._rule = (epsilon, v, interval)
         self._source = _release_series(epsilon, v, interval)
         self.points = np.zeros(0, dtype=np.int64)
+
+    def __deepcopy__(self, memo: dict) -> "_Schedule":
+        """A copy at the same place in the series (a Python generator cannot be copied): the
+        series is a function of the rule alone, so a new one past the points already taken
+        continues as this one does. The accountant's enumeration copies a policy where its
+        action sequences branch."""
+        out = _Schedule(*self._rule)
+        memo[id(self)] = out
+        for _ in itertools.islice(out._source, self.points.size):
+            pass
+        out.points = self.points.copy()
+        return out
 
     def covering(self, index: int) -> np.ndarray:
         """The known points, at least ``index + 1`` of them."""
