@@ -199,3 +199,17 @@ def test_cramers_v_detectable_has_the_stated_power():
     critical = stats.chi2.ppf(1 - level, dof)
     assert stats.ncx2.sf(critical, dof, n * v * v) == pytest.approx(0.8, abs=1e-6)
     assert math.isnan(st.cramers_v_detectable(n, 0, level))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.integers(1, 30), hs.integers(1, 200), hs.integers(2, 6), hs.integers(0, 2**32 - 1))
+def test_pulls_at_the_checkpoints_are_the_running_counts(n, T, K, seed):
+    # validate.arms.pulls_at counts the stretches between checkpoints; the running count of
+    # every round (what it replaced) read at the checkpoints is the same integers.
+    from dpbandits.validate.arms import pulls_at
+
+    rng = np.random.default_rng(seed)
+    actions = rng.integers(0, K, (n, T))
+    points = sorted(set(rng.integers(1, T + 1, rng.integers(1, 8)).tolist()))
+    running = np.stack([np.cumsum(actions == a, axis=1) for a in range(K)], axis=2)
+    np.testing.assert_array_equal(pulls_at(actions, points, K), running[:, np.array(points) - 1])

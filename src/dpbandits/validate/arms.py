@@ -17,7 +17,7 @@ from ..errors import DPBanditsError
 from . import stats as st
 from .defaults import DEFAULT_SETTING
 
-__all__ = ["Arms", "compare_arms", "checked_actions", "checkpoints_for", "rounds_for"]
+__all__ = ["Arms", "compare_arms", "checked_actions", "checkpoints_for", "rounds_for", "pulls_at"]
 
 
 def checkpoints_for(T: int, K: int) -> list[int]:
@@ -43,17 +43,34 @@ def checked_actions(actions: Any, n: int, T: int, K: int, who: str) -> np.ndarra
     return array.astype(np.int64)
 
 
+def pulls_at(actions: np.ndarray, points: Any, K: int) -> np.ndarray:
+    """Pulls of every arm in rounds 1..t for each t in ``points`` (increasing), shape (n,
+    len(points), K): each stretch of rounds between two points counted once per arm, never a
+    running count of every round of every arm (at T = 260 000 and 200 runs: 0.3 s against
+    14 s and 2 GB)."""
+    n = actions.shape[0]
+    counts = np.zeros((n, len(points), K), dtype=np.int64)
+    total, before = np.zeros((n, K), dtype=np.int64), 0
+    for i, t in enumerate(points):
+        stretch = actions[:, before:t]
+        total = total + np.stack([np.count_nonzero(stretch == a, axis=1) for a in range(K)],
+                                 axis=1)
+        counts[:, i] = total
+        before = t
+    return counts
+
+
 def compare_arms(sample: str, cand: np.ndarray, ref: np.ndarray, gaps: np.ndarray, K: int,
                  rng: np.random.Generator) -> list[dict[str, Any]]:
     """The raw comparisons of one sample (before the correction)."""
     T = cand.shape[1]
     rows: list[dict[str, Any]] = []
-    pulls_c = np.stack([np.cumsum(cand == a, axis=1) for a in range(K)], axis=2)
-    pulls_r = np.stack([np.cumsum(ref == a, axis=1) for a in range(K)], axis=2)
+    points = checkpoints_for(T, K)
+    pulls_c, pulls_r = pulls_at(cand, points, K), pulls_at(ref, points, K)
     regret_c, regret_r = np.cumsum(gaps[cand], axis=1), np.cumsum(gaps[ref], axis=1)
-    for t in checkpoints_for(T, K):
+    for i, t in enumerate(points):
         for a in range(K):
-            x, y = pulls_c[:, t - 1, a], pulls_r[:, t - 1, a]
+            x, y = pulls_c[:, i, a], pulls_r[:, i, a]
             rows.append(dict(sample=sample, quantity=f"pulls of arm {a}", t=t, horizon=T,
                              outcome=st.mann_whitney(x, y), x=x, y=y,
                              candidate=float(x.mean()), reference=float(y.mean())))
@@ -105,8 +122,7 @@ class Arms:
 
     def pulls(self, actions: np.ndarray, points: np.ndarray) -> np.ndarray:
         """Pulls of every arm in rounds 1..t for each t in ``points``, shape (n, len(points), K)."""
-        return np.stack([np.cumsum(actions == a, axis=1)[:, points - 1] for a in range(self.K)],
-                        axis=2)
+        return pulls_at(actions, [int(t) for t in points], self.K)
 
     def compare(self, sample: str, cand: np.ndarray, ref: np.ndarray,
                 rng: np.random.Generator) -> list[dict[str, Any]]:
