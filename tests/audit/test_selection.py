@@ -125,12 +125,10 @@ def test_a_known_violation_is_still_found_through_the_screening():
     assert result.counts["screened_runs"] == 500
 
 
-@pytest.mark.slow
-@pytest.mark.statistical
-def test_the_screened_audit_is_the_same_with_one_or_two_workers():
-    """A Python candidate (isolated in its hosts) audited with one worker (the leaders'
-    screening runs kept and extended) and with two (the pairs side by side, the leaders' full
-    samples drawn again): the same runs, so the same result, field for field."""
+def _audited_twice(seed: int, samples: int, mechanisms) -> list[dict]:
+    """The audit against anytime-lazy-ucb of each mechanism ``mechanisms(PlainLazyUCB)``
+    yields (a Python candidate from examples/validate, then closed), as dicts without their
+    seconds."""
     import sys
     from pathlib import Path
 
@@ -138,15 +136,29 @@ def test_the_screened_audit_is_the_same_with_one_or_two_workers():
     import implementations as impl
 
     results = []
-    for workers in (1, 2):
-        candidate = PolicyMechanism(impl.PlainLazyUCB, 5, 1.0, workers=workers)
+    for candidate, audited in mechanisms(impl.PlainLazyUCB):
         try:
-            results.append(audit_against(candidate, "anytime-lazy-ucb", epsilon=1.0, seed=3,
-                                         samples=2000).to_dict())
+            results.append(audit_against(audited, "anytime-lazy-ucb", epsilon=1.0, seed=seed,
+                                         samples=samples).to_dict())
         finally:
             candidate.close()
     for result in results:
         result.pop("seconds")
+    return results
+
+
+@pytest.mark.slow
+@pytest.mark.statistical
+def test_the_screened_audit_is_the_same_with_one_or_two_workers():
+    """A Python candidate (isolated in its hosts) audited with one worker (the leaders'
+    screening runs kept and extended) and with two (the pairs side by side, the leaders' full
+    samples drawn again): the same runs, so the same result, field for field."""
+    def mechanisms(cls):
+        for workers in (1, 2):
+            candidate = PolicyMechanism(cls, 5, 1.0, workers=workers)
+            yield candidate, candidate
+
+    results = _audited_twice(3, 2000, mechanisms)
     assert results[0] == results[1]
 
 
@@ -171,24 +183,13 @@ def test_samples_sent_together_give_the_audit_of_one_sample_at_a_time():
     """A Python candidate in its host, audited with its pairs' samples sent in groups of about
     100 000 rounds (and the test's two sides together), and through a wrapper that asks one
     sample at a time: the same runs, so the same result, field for field (the seconds aside)."""
-    import sys
-    from pathlib import Path
+    def mechanisms(cls):
+        for wrap in (False, True):
+            candidate = PolicyMechanism(cls, 5, 1.0)
+            assert callable(candidate.sample_many_from)
+            yield candidate, _OneRequestAtATime(candidate) if wrap else candidate
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "validate"))
-    import implementations as impl
-
-    results = []
-    for wrap in (False, True):
-        candidate = PolicyMechanism(impl.PlainLazyUCB, 5, 1.0)
-        assert callable(candidate.sample_many_from)
-        try:
-            audited = _OneRequestAtATime(candidate) if wrap else candidate
-            results.append(audit_against(audited, "anytime-lazy-ucb", epsilon=1.0, seed=5,
-                                         samples=1000).to_dict())
-        finally:
-            candidate.close()
-    for result in results:
-        result.pop("seconds")
+    results = _audited_twice(5, 1000, mechanisms)
     assert results[0] == results[1]
     assert results[0]["counts"]["screened_runs"] == 500          # the grouped path was taken
 

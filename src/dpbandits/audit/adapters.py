@@ -523,37 +523,27 @@ class PolicyMechanism(_PythonMechanism):
         act, observe = protocol_methods(policy, where)
         act_call = getattr(policy, "act_call", "policy.act")
         observe_call = getattr(policy, "observe_call", "policy.observe")
-        # Each round's feedback: the pulled arm's reward from the run's row lists, or a fresh
-        # read-only copy of the whole row.
-        rows = [_own_copy(row) for row in X] if self.feedback == "full" else self._row_lists(X)
+        # Each round's feedback is rows[t - 1][arm]: the pulled arm's reward from the run's row
+        # lists (bandit), or a fresh read-only copy of the whole row, the same for every arm
+        # (full information).
+        rows = ([[_own_copy(row)] * K for row in X] if self.feedback == "full" else
+                self._row_lists(X))
         actions: list[int] = []
         append = actions.append
         t, step = 0, 0          # step: the progress word's step, even in act, odd in observe
         # One try around the whole loop: the per-round cost is the candidate's own, plus a type
         # and range check that a plain int passes at once (everything else takes the slow path).
         try:
-            if self.feedback == "full":
-                for t, row in enumerate(rows, 1):
-                    step = 2 * t
-                    progress[1] = step
-                    value = act(t)
-                    if type(value) is not int or not 0 <= value < K:
-                        value = self._slow_action(value, where, act_call, t)
-                    step += 1
-                    progress[1] = step
-                    observe(t, value, row)
-                    append(value)
-            else:
-                for t, row in enumerate(rows, 1):
-                    step = 2 * t
-                    progress[1] = step
-                    value = act(t)
-                    if type(value) is not int or not 0 <= value < K:
-                        value = self._slow_action(value, where, act_call, t)
-                    step += 1
-                    progress[1] = step
-                    observe(t, value, row[value])
-                    append(value)
+            for t, row in enumerate(rows, 1):
+                step = 2 * t
+                progress[1] = step
+                value = act(t)
+                if type(value) is not int or not 0 <= value < K:
+                    value = self._slow_action(value, where, act_call, t)
+                step += 1
+                progress[1] = step
+                observe(t, value, row[value])
+                append(value)
         except DPBanditsError:
             raise
         except Exception as error:
