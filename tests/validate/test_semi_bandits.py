@@ -176,3 +176,18 @@ def test_the_line_protocol_has_no_message_for_a_basis(capsys, tmp_path):
     error = capsys.readouterr().err
     assert status == 2 and error.count("\n") == 1 and "--python" in error, error
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.exact
+def test_pulls_at_the_checkpoints_are_the_running_counts_of_the_base_arms():
+    """Bases.pulls counts the stretches between checkpoints: the running count of every round
+    (what it replaced) read at the checkpoints gives the same integers, on random bases."""
+    problem = _Bases(ENVIRONMENT)
+    rng = np.random.default_rng(7)
+    L = problem.K
+    bases = np.stack([np.stack([np.sort(rng.choice(L, 3, replace=False)) for _ in range(40)])
+                      for _ in range(6)])
+    for points in ([1], [3, 17, 40], [40], [1, 2, 39, 40]):
+        running = np.cumsum(problem.inclusion(bases), axis=1, dtype=np.int32)
+        np.testing.assert_array_equal(problem.pulls(bases, np.array(points)),
+                                      running[:, np.array(points) - 1])

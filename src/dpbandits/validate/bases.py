@@ -94,9 +94,15 @@ class Bases:
         return held
 
     def pulls(self, bases: np.ndarray, points: np.ndarray) -> np.ndarray:
-        """Rounds in 1..t whose super arm held each base arm, for each t in ``points``,
-        shape (n, len(points), L)."""
-        return np.cumsum(self.inclusion(bases), axis=1, dtype=np.int32)[:, points - 1]
+        """Rounds in 1..t whose super arm held each base arm, for each t in ``points``
+        (increasing), shape (n, len(points), L): each stretch of rounds between two points
+        counted once, as :func:`~dpbandits.validate.arms.pulls_at` counts arms."""
+        counts, total, before = [], 0, 0
+        for t in points:
+            total = total + self.inclusion(bases[:, before:int(t)]).sum(axis=1, dtype=np.int32)
+            counts.append(total)
+            before = int(t)
+        return np.stack(counts, axis=1)
 
     def masks(self, bases: np.ndarray) -> np.ndarray:
         """Each super arm as the bit mask sum of 2^e (float, exact up to 52 base arms)."""
