@@ -17,6 +17,42 @@ beyond running the candidate. It prints a Markdown table.
 tar -x -C DIR``, then ``--baseline-src DIR/src``), right after the case, in a process of its own,
 and prints its figures beside: the two are measured under the same load.
 
+The CPU columns (``LAST_CPU``) hardly move with the load: the auditor's process (every thread),
+the candidate's host processes, and the candidate's own runs. With two idle cores the
+validation's wall time is at least the larger of the first two.
+
+Measured with many samples sent to the host in one message (validate's runs on fresh tables;
+the audit's pairs in groups of about 100 000 rounds of runs, and the test's two sides at each
+look), the host's round loop made leaner, the Mann-Whitney test computed directly, the pull
+counts taken stretch by stretch and the audit's distinct outputs found without sorting, against
+the package before those changes (commit 75f4cbc), ``python benchmarks/validate_time.py
+--repeats 3 --baseline-src OLD/src`` on the shared 2-core machine at a load average of 1.8 to
+3.4 (the benchmark's own two processes included):
+
+| case | validate s | own runs s | ratio | CPU s: auditor, host, own | before: validate s, own s, ratio; CPU s |
+|---|---|---|---|---|---|
+| PlainLazyUCB vs anytime-lazy-ucb, T = 300, 40 runs, at most 1000 audit runs | 4.5 | 2.0 | 2.29 | 2.4, 3.1, 1.9 | 5.1, 1.9, 2.64; 3.2, 3.0, 1.9 |
+| PlainUCB1 vs ucb1, T = 1000, 200 runs, no audit | 1.5 | 0.9 | 1.73 | 0.8, 1.0, 0.9 | 2.2, 0.8, 2.63; 1.4, 1.0, 0.8 |
+| PlainLazyUCB vs anytime-lazy-ucb, T = 300, 40 runs, default audit | 4.3 | 1.9 | 2.20 | 2.2, 2.9, 1.9 | 5.1, 2.0, 2.57; 3.2, 2.9, 1.9 |
+
+A pure-Python DP-SE at validate's defaults (``--candidate examples/ci/dp_se.py:DPSE --against
+dp-se --epsilon 1 --horizon 16276 --runs 200``: 200 runs on each behaviour sample at T = 16 276,
+the audit at DP-SE's release horizon T = 8138; 112 304 400 run-rounds), one repeat at a load of
+about 4: 61.8 s against its own runs' 42.8 s, a ratio of 1.44 (CPU: auditor 20.4 s, host 41.8 s,
+own 39.0 s); before (75f4cbc, the same command with ``--row`` on the old package, right after,
+at a load of 1 to 3): 101.1 s against 42.4 s, 2.39 (auditor 74.7 s, host 46.3 s, own 40.8 s).
+The auditor's 54 s less were the audit's distinct outputs found by sorting every sample (18.8 s
+of its audit) and the planted variants' pull counts at 4 T and 16 T (a running count of every
+arm in every round: 62 of the reference side's 94 profiled seconds).
+
+For a quick candidate (PlainLazyUCB at T = 16: 46 us a run of its own) the host adds about
+28 us a run: 9 us for the run's seed sequence and generator and 4.4 us for seeding Python's
+global generator (both needed for runs that do not depend on the workers), the rest building
+the run's policy and the block's bookkeeping; with the validation's own statistical work on
+the other core (the planted variants' reference runs, most of it), the ratio is above 2 when
+the two cores are shared with other work, and a candidate whose runs cost more than its
+harness (DP-SE) is well below it.
+
 Measured with the audit's selection screened (every pair on a quarter of the selection sample,
 the three leading pairs on all of it: docs/audit-protocol.md#the-selection-sample), the
 global generators' seeds derived for a block of runs at once, NumPy's global generator watched
