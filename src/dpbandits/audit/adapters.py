@@ -217,18 +217,10 @@ class _PythonMechanism(Mechanism):
         return self._runs(self._rows(table), _SeedRange(seed, int(first), n))
 
     def _runs(self, X: np.ndarray, seeds: "_SeedRange") -> np.ndarray:
-        """The runs of ``seeds`` on the rows ``X``, in host processes (or here)."""
-        n = len(seeds)
+        """The runs of ``seeds`` on the rows ``X``, in host processes (:meth:`_batch`) or here."""
         if not self.isolated:
             return self._run_chunk(X, 0, seeds)
-        data = np.ascontiguousarray(X, dtype=float).tobytes()
-        size = n if self.workers == 1 else max(1, math.ceil(n / (self.workers * CHUNKS_PER_WORKER)))
-        requests = [(("runs", data, X.shape, start, seeds[start:start + size]),
-                     (len(seeds[start:start + size]),) + self._run_shape(X))
-                    for start in range(0, n, size)]
-        actions = np.concatenate(self._hosts_or_new().map(self, requests))
-        self._check_received(actions)
-        return actions
+        return self._batch([(X, seeds)])[0]
 
     def sample_many(self, requests: list[tuple[Table | np.ndarray, int, int]]) -> list[np.ndarray]:
         """``sample`` for each (table, n, seed) request, sent to the hosts together: one message
@@ -269,41 +261,41 @@ class _PythonMechanism(Mechanism):
         return outputs
 
     def _batch(self, pieces: list[tuple[np.ndarray, "_SeedRange"]]) -> list[np.ndarray]:
-        """The runs of every ``(rows, seeds)`` piece, in order, sent as few messages as the
-        hosts need: one with one host; with ``workers`` hosts, about ``workers`` x
-        :data:`CHUNKS_PER_WORKER` messages of equal run-rounds (a piece longer than that is
-        split). A message is a list of parts, each a block of runs as ``_runs`` sends it; the
-        host numbers the runs of a message one after another in its progress word, so the time
-        limit per call is kept as for a single block. The outputs do not depend on the split."""
+        """The runs of every ``(rows, seeds)`` piece (one per sample asked for), in order, in as
+        few messages as the hosts need: one with one host; with ``workers`` hosts, about
+        ``workers`` x :data:`CHUNKS_PER_WORKER` messages of equal run-rounds (a piece longer than
+        that is split). A message holds parts, each a block of one piece's runs (the rows as
+        bytes, its first run, its seeds, the piece's index); the host numbers a message's runs
+        one after another in its progress word, so the time limit per call holds as for a
+        single block. The outputs do not depend on the split."""
         total = sum(len(seeds) * X.shape[0] for X, seeds in pieces)
         target = total if self.workers == 1 else \
             max(1, math.ceil(total / (self.workers * CHUNKS_PER_WORKER)))
-        data = [np.ascontiguousarray(X, dtype=float).tobytes() for X, _ in pieces]
-        groups: list[list[tuple]] = [[]]
+        shapes = [self._run_shape(X) for X, _ in pieces]
+        messages: list[list[tuple]] = [[]]
         filled = 0
         for k, (X, seeds) in enumerate(pieces):
+            data = np.ascontiguousarray(X, dtype=float).tobytes()
             size = max(1, target // X.shape[0])
             for start in range(0, len(seeds), size):
-                part = seeds[start:start + size]
                 if filled >= target:
-                    groups.append([])
+                    messages.append([])
                     filled = 0
-                groups[-1].append((data[k], X.shape, start, part, k))
+                part = seeds[start:start + size]
+                messages[-1].append((data, X.shape, start, part, k))
                 filled += len(part) * X.shape[0]
-        requests = [(("batch", group), (sum(len(part[3]) * math.prod(self._run_shape(pieces[part[4]][0]))
-                                            for part in group),))
-                    for group in groups if group]
-        outputs: list[list[np.ndarray]] = [[] for _ in pieces]
+        requests = [(("batch", parts, len(pieces)),
+                     (sum(len(part[3]) * math.prod(shapes[part[4]]) for part in parts),))
+                    for parts in messages if parts]
+        blocks: list[list[np.ndarray]] = [[] for _ in pieces]
         for (message, _), flat in zip(requests, self._hosts_or_new().map(self, requests)):
             used = 0
-            for _, shape, _, part, k in message[1]:
-                run_shape = self._run_shape(pieces[k][0])
-                size = len(part) * math.prod(run_shape)
-                outputs[k].append(flat[used:used + size].reshape((len(part),) + run_shape))
+            for _, _, _, part, k in message[1]:
+                size = len(part) * math.prod(shapes[k])
+                blocks[k].append(flat[used:used + size].reshape((len(part),) + shapes[k]))
                 used += size
-        actions = [np.concatenate(blocks) if blocks else
-                   np.empty((0,) + self._run_shape(pieces[k][0]), dtype=np.int32)
-                   for k, blocks in enumerate(outputs)]
+        actions = [np.concatenate(piece) if piece else np.empty((0,) + shapes[k], dtype=np.int32)
+                   for k, piece in enumerate(blocks)]
         for block in actions:
             self._check_received(block)
         return actions
@@ -347,19 +339,16 @@ class _PythonMechanism(Mechanism):
         if request[0] == "check":
             self._check_here()
             return None
-        if request[0] == "batch":     # parts of runs, numbered one after another (_batch)
-            blocks, base, tables = [], 0, {}
-            for data, shape, start, seeds, _ in request[1]:
-                X = tables.get(id(data))
-                if X is None:           # one array per table, as for a single block
-                    X = tables[id(data)] = np.frombuffer(data, dtype=float).reshape(shape)
-                blocks.append(self._run_chunk(X, start, seeds, base).reshape(-1))
-                base += len(seeds)
-            return np.concatenate(blocks)
-        _, data, shape, start, seeds = request
-        # An array over immutable bytes: the user code cannot make it writeable again.
-        X = np.frombuffer(data, dtype=float).reshape(shape)
-        return self._run_chunk(X, start, seeds)
+        # A batch (_batch): its parts' runs numbered one after another, one array per table, over
+        # immutable bytes (the user code cannot make it writeable again).
+        blocks, base, tables = [], 0, {}
+        for data, shape, start, seeds, _ in request[1]:
+            X = tables.get(id(data))
+            if X is None:
+                X = tables[id(data)] = np.frombuffer(data, dtype=float).reshape(shape)
+            blocks.append(self._run_chunk(X, start, seeds, base).reshape(-1))
+            base += len(seeds)
+        return np.concatenate(blocks)
 
     def _check_here(self) -> None:
         """Load and check the user code (nothing to do for an object given already)."""
@@ -432,13 +421,10 @@ class _PythonMechanism(Mechanism):
     def _progress_range(self, request: tuple) -> tuple[int, int, int] | None:
         """The calls a request makes, as progress words: runs [first, end), steps [0, end)
         (None: a request that only loads and checks the user code)."""
-        if request[0] == "batch":
-            parts = request[1]
-            return 0, sum(len(part[3]) for part in parts), max(2 * part[1][0] + 2 for part in parts)
-        if request[0] != "runs":
+        if request[0] != "batch":
             return None
-        _, _, shape, start, seeds = request
-        return start, start + len(seeds), 2 * shape[0] + 2
+        parts = request[1]
+        return 0, sum(len(part[3]) for part in parts), max(2 * part[1][0] + 2 for part in parts)
 
     def _call_name(self, run: int, step: int, request: tuple | None = None) -> str:
         """The call into the user code that the progress word [run, step] names (in the
@@ -448,11 +434,14 @@ class _PythonMechanism(Mechanism):
                     1: "building the candidate for a two-round problem",
                     2: "looking up the candidate's act and observe"}.get(step, "loading the candidate")
         if request is not None and request[0] == "batch":
-            base, parts = 0, request[1]
+            base, (_, parts, requests) = 0, request
             for _, _, start, seeds, k in parts:
                 if run < base + len(seeds):
-                    return (f"run {start + run - base} of request {k + 1} (requests sent "
-                            f"together): {self._step_name(step)}")
+                    run = start + run - base
+                    if requests > 1:
+                        return (f"run {run} of request {k + 1} (requests sent together): "
+                                f"{self._step_name(step)}")
+                    break
                 base += len(seeds)
         return f"run {run}: {self._step_name(step)}"
 
