@@ -30,6 +30,9 @@ import pytest
 
 from dpbandits.accountant import PER_ARM, PROOF, TooLargeToTrace, traced_upper
 from dpbandits.accountant import size as sized
+from dpbandits.reference.bandit.dp_ucb import DPUCB
+from dpbandits.reference.bandit.dp_ucb_bound import DPUCBBound
+from dpbandits.reference.bandit.private_ucb import PrivateUCB
 from planted_lazy_ucb import PlantedLazyUCB, where
 
 T_LARGE = 10_000
@@ -223,12 +226,25 @@ def test_a_harmless_rewrite_keeps_the_proof_and_its_value(honest):
     assert bound.proof and bound.epsilon == pytest.approx(honest.epsilon, abs=1e-12)
 
 
+class PlainItems(DPUCB):
+    """DP-UCB with its items written into a plain array (np.zeros): the rewards leave the
+    linear forms there."""
+
+    def observe(self, t, actions, feedback):
+        r = self.check_observation(t, actions, feedback)
+        items = np.zeros((self.runs, self.K))                   # planted: forms not followed
+        items[self._rows, actions] = r
+        self.H.insert(self._all, items.ravel())
+        self.n[self._rows, actions] += 1
+
+
 def test_a_counter_whose_items_leave_the_forms_is_refused_by_the_cross_check():
-    """DP-UCB's counters take their items with np.asarray, where the linear forms are not
-    followed: the cross-check against the lockstep costs at the small size finds it, and the
-    size-T mode is not used (here the lockstep trace is then too large)."""
+    """Items written into a plain array leave the linear forms: the cross-check against the
+    lockstep costs at the small size finds it, and the size-T mode is not used (here the
+    lockstep trace is then too large). DP-UCB's own items array (np.zeros_like of the
+    rewards) and its counters (np.asanyarray) keep them."""
     with pytest.raises(TooLargeToTrace, match="the linear forms do not follow this code"):
-        traced_upper("dp-ucb", variant="corrected", K=2, T=T_LARGE)
+        traced_upper("dp-ucb", variant="corrected", K=2, T=T_LARGE, policy_class=PlainItems)
 
 
 class WholeArray(PlantedLazyUCB):
@@ -271,3 +287,97 @@ def test_the_dependence_analysis_names_each_kind_of_break(cls, what):
                                 params={}, policy_class=PlantedLazyUCB, derive=True,
                                 sequences=sized.size_sequences(2, 40, [(0, 1)]))
     assert honest.locality == []
+
+
+# --- the tree counters, one item per observation (DP-UCB-Bound, Private-UCB) -------------------
+
+T_TREES = 2000
+"""The size of the counters' default tests (T = 10^4: benchmarks/accountant.py)."""
+
+
+@pytest.mark.parametrize("name, variant, eps", [
+    ("dp-ucb-bound", "corrected", 1.0), ("dp-ucb-bound", "paper", 2.0),
+    ("private-ucb", None, 0.5)], ids=["dp-ucb-bound-corrected", "dp-ucb-bound-paper",
+                                      "private-ucb"])
+def test_the_tree_counters_fed_by_the_played_arm_are_proofs(name, variant, eps):
+    """Each counter takes the played arm's reward through ``np.ravel_multi_index`` of the
+    traced (rows, actions) pair, its state a flattened (runs, K) grid: the per-arm schedule
+    (stream form) is derived from the code. The bound is the hybrid counter's worst item
+    (item 2^k + 1: one logarithmic block at 1/eps_L and k binary nodes at k/eps_B: 1/2 + 1/2
+    with the budget split, 1 + 1 as printed) and, for Private-UCB, a leaf in all
+    bit_length(T) = 11 nodes of its tree at scale 11 K / eps: 1/K."""
+    bound = traced_upper(name, variant=variant, K=2, T=T_TREES)
+    assert bound.status == PROOF and bound.proof, bound.status
+    assert bound.epsilon == pytest.approx(eps, abs=1e-9)
+    assert "per-arm schedule derived from the code" in bound.scope and not bound.findings
+
+
+class NextArmsCounter(DPUCBBound):
+    """DP-UCB-Bound inserting each reward into the next arm's counter."""
+
+    def observe(self, t, actions, feedback):
+        r = self.check_observation(t, actions, feedback)
+        self.H.insert((self._rows, (actions + 1) % self.K), r)      # planted: the next counter
+        self.n[self._rows, actions] += 1
+
+
+class ReleaseReadsRelease(DPUCBBound):
+    """DP-UCB-Bound that skips the insertion (and so its counter's releases) when the played
+    arm's last release exceeds 10^9 (never, at these sizes): a node released at a round that
+    depends on a released value."""
+
+    def observe(self, t, actions, feedback):
+        r = self.check_observation(t, actions, feedback)
+        where = np.ravel_multi_index((self._rows, actions), self.H.shape)
+        small = self.H._value[where] <= 1e9
+        rows, arms = self._rows[small], actions[small]      # planted: a selection by a release
+        self.H.insert((rows, arms), r[small])
+        self.n[self._rows, actions] += 1
+
+
+@pytest.mark.parametrize("cls, what", [
+    (NextArmsCounter, "a read of self.H.n by an index that is not the traced (rows, actions) "
+                      "pair under one selection"),
+    (ReleaseReadsRelease, "a selection reads a value read from float state or released"),
+], ids=lambda v: v.__name__ if isinstance(v, type) else "what")
+def test_a_planted_break_of_a_tree_counter_is_found_with_its_line_and_is_not_a_proof(cls, what):
+    """The next arm's counter leaves every traced cost unchanged (the lemma holds on the traced
+    sequences): the analysis names the index and the line that made it, and the bound stays
+    the per-arm bound. The selection by a released value never drops a run: the analysis names
+    it; the noise probe of the enumeration at T = 8 also sees the read."""
+    bound = traced_upper("dp-ucb-bound", variant="corrected", K=2, T=300, policy_class=cls)
+    assert not bound.proof and bound.status != PROOF
+    assert bound.epsilon == pytest.approx(1.0)
+    line = where(cls, "# planted")
+    assert any(what in f and line in f for f in bound.findings), (line, bound.findings)
+
+
+class PlainlyRewritten(DPUCBBound):
+    """Harmless: the reward inserted as twice its half, the traced pair named first."""
+
+    def observe(self, t, actions, feedback):
+        r = self.check_observation(t, actions, feedback)
+        i, j = self._rows, actions
+        self.H.insert((i, j), 2.0 * (0.5 * r))
+        self.n[i, j] += 1
+
+
+class CountsItsPlays(PrivateUCB):
+    """Harmless: Private-UCB that also keeps its own count of plays (per-arm state beside the
+    trees')."""
+
+    def __init__(self, K, **kwargs):
+        super().__init__(K, **kwargs)
+        self.plays = np.zeros((self.runs, self.K), np.int64)
+
+    def observe(self, t, actions, feedback):
+        super().observe(t, actions, feedback)
+        self.plays[self._rows, actions] += 1
+
+
+@pytest.mark.parametrize("name, cls, eps", [("dp-ucb-bound", PlainlyRewritten, 1.0),
+                                            ("private-ucb", CountsItsPlays, 0.5)],
+                         ids=["dp-ucb-bound", "private-ucb"])
+def test_a_harmless_rewrite_of_a_tree_counter_policy_stays_a_proof(name, cls, eps):
+    bound = traced_upper(name, K=2, T=300, policy_class=cls)
+    assert bound.proof and bound.epsilon == pytest.approx(eps, abs=1e-9), bound.status

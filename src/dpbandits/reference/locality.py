@@ -33,13 +33,14 @@ number, or into a fresh plain array (``np.asarray``, ``.view(np.ndarray)``), los
 from __future__ import annotations
 
 import operator
+import sys
 from typing import Any, Iterator
 
 import numpy as np
 
 from . import watched
 from .forms import ZERO, flatten
-from .tagged import _COUNT, Runs, _as_formed, _control, _line, _noisy, _note, _plain, _tag
+from .tagged import _COUNT, Runs, _as_formed, _control, _frame, _line, _noisy, _note, _plain, _tag
 
 __all__ = ["Locality", "Round", "Slot"]
 
@@ -127,6 +128,9 @@ class Slot(np.ndarray):
 
     _base: Any = None
     _name: str = ""
+    _grid_flat = False
+    """Whether the array is the grid (runs, K) flattened: its leading axis is run * K + arm,
+    indexed by a ``flat`` key (``np.ravel_multi_index`` of the traced pair)."""
 
     def _whole(self, what: str) -> None:
         _note(f"a whole-array use of {self._name} ({what}, {_line()}): it reads or writes "
@@ -141,7 +145,7 @@ class Slot(np.ndarray):
 
     def __getitem__(self, key):
         c = getattr(watched.ACTIVE, "locality", None)
-        pos = c.key(key, self._name, "a read") if c is not None else None
+        pos = c.key(key, self._name, "a read", self._grid_flat) if c is not None else None
         out = self._base[_plain(key)]
         if self._base.dtype.kind == "f":
             return _noisy(out)
@@ -151,7 +155,7 @@ class Slot(np.ndarray):
     def __setitem__(self, key, value) -> None:
         c = getattr(watched.ACTIVE, "locality", None)
         if c is not None:
-            c.key(key, self._name, "a write")
+            c.key(key, self._name, "a write", self._grid_flat)
             if self._base.dtype.kind != "f":
                 _control(value, f"a write of count state {self._name}")
         if isinstance(value, Slot):
@@ -217,6 +221,7 @@ class Locality:
         self.active = False
         self._entered: frozenset | None = None
         self._entered_at = ""
+        self._entered_frames: list = []
         self._installed: list[tuple[Any, Any, Any, Slot]] = []
         self._rows: Any = None
         self._snap: dict[str, tuple] | None = None
@@ -234,32 +239,59 @@ class Locality:
             self._seen.add(what)
             self.findings.append(f"round {self.step}: {what}")
 
-    def key(self, key, name: str, what: str) -> np.ndarray | None:
+    def key(self, key, name: str, what: str, grid_flat: bool = False) -> np.ndarray | None:
         """The run positions a key of per-(run, arm) state selects, when it is the traced
-        ``(rows, actions)`` pair under one selection; else None and a finding."""
+        ``(rows, actions)`` pair under one selection (or, for the grid flattened, its ``flat``
+        key: ``np.ravel_multi_index`` of that pair over (runs, K)); else None and a finding."""
         keys = key if isinstance(key, tuple) else (key,)
         i, j = (keys + (None, None))[:2]
-        if (isinstance(i, Runs) and isinstance(j, Runs) and i._kind == "rows"
-                and j._kind == "actions" and i._pos is not None and j._pos is not None
-                and (i._pos is j._pos or i._pos.tobytes() == j._pos.tobytes())):
-            for k in keys[2:]:
+        traced = (not grid_flat and isinstance(i, Runs) and isinstance(j, Runs)
+                  and i._kind == "rows" and j._kind == "actions" and i._pos is not None
+                  and j._pos is not None
+                  and (i._pos is j._pos or i._pos.tobytes() == j._pos.tobytes()))
+        flat = grid_flat and isinstance(i, Runs) and i._kind == "flat" and i._pos is not None
+        if traced or flat:
+            for k in keys[(2 if traced else 1):]:
                 _control(k, "an index")
             pos = i._pos
+            self._lapse()
             if (what == "a write" and self._entered is not None
                     and not set(pos.tolist()) <= self._entered):
                 self.finding(f"a write of {name} ({_line()}) selects runs outside the "
                              f"any() of {self._entered_at}: the batch is not its runs one "
                              f"by one")
             return pos
+        origin = next((k._origin for k in keys if isinstance(k, Runs) and k._origin), "")
+        made = f"; the index is made at {origin}" if origin and origin != _line() else ""
         self.finding(f"{what} of {name} by an index that is not the traced (rows, actions) "
-                     f"pair under one selection ({_line()}): it may reach another arm's slot")
+                     f"pair under one selection ({_line()}{made}): it may reach another arm's "
+                     f"slot")
         return None
 
     def entered(self, runs: frozenset | None, where: str) -> None:
-        """A branch on any() of a count-derived mask across runs was taken."""
-        runs = runs or frozenset()
-        self._entered = runs if self._entered is None else self._entered & runs
-        self._entered_at = where
+        """A branch on any() of a count-derived mask across runs (or on the size of a
+        selection of runs) was taken: until the function that took it returns, every write
+        must select runs of the mask."""
+        self._lapse()
+        self._entered_frames.append((_frame(), runs or frozenset(), where))
+        self._lapse()
+
+    def _lapse(self) -> None:
+        """Drop the masks of branches whose function has returned (their bodies are over);
+        the live ones restrict the writes together."""
+        if not self._entered_frames:
+            return
+        live = set()
+        f = sys._getframe(1)
+        while f is not None:
+            live.add(id(f))
+            f = f.f_back
+        self._entered_frames = [m for m in self._entered_frames
+                                if m[0] is not None and id(m[0]) in live]
+        self._entered, self._entered_at = None, ""
+        for _, runs, where in self._entered_frames:
+            self._entered = runs if self._entered is None else self._entered & runs
+            self._entered_at = where
 
     # the state -----------------------------------------------------------------------------
     def _walk(self, obj: Any, path: str, depth: int, seen: set) -> Iterator[tuple[Any, Any, str, Any]]:
@@ -304,10 +336,18 @@ class Locality:
         return [(o, k, n, self._get(o, k)) for o, k, n, _ in self._walked]
 
     def _is_slot(self, value) -> bool:
+        """Per-(run, arm) state: leading dims (runs, K), or a leading axis of runs * K (the
+        grid flattened, as the counters of mechanisms.py keep it: slot (r, k) is row r K + k)."""
         shape = getattr(value, "shape", None)
-        return (shape is not None and len(shape) >= 2 and shape[0] == self.R
-                and shape[1] == self.K and isinstance(value, np.ndarray)
-                and value.dtype.kind in "fiub")
+        return (shape is not None and isinstance(value, np.ndarray)
+                and value.dtype.kind in "fiub"
+                and (len(shape) >= 2 and shape[0] == self.R and shape[1] == self.K
+                     or self._is_flat(value)))
+
+    def _is_flat(self, value) -> bool:
+        shape = getattr(value, "shape", None)
+        return (shape is not None and len(shape) >= 1 and shape[0] == self.R * self.K
+                and not (len(shape) >= 2 and shape[0] == self.R and shape[1] == self.K))
 
     def _snapshot(self, state=None) -> dict[str, tuple]:
         out = {}
@@ -366,8 +406,8 @@ class Locality:
         """Whether ``b`` differs from ``a`` (values and forms) only in the slots of the played
         arms (a fast test: the played slots of ``a`` replaced by ``b``'s, then compared)."""
         idx = (np.arange(self.R), actions)
-        patched = a.copy()
-        patched[idx] = b[idx]
+        patched = a.copy().reshape(self.R, self.K, -1)
+        patched[idx] = b.reshape(self.R, self.K, -1)[idx]
         if patched.tobytes() != bb:
             return False
         if fa == fb:
@@ -396,18 +436,22 @@ class Locality:
         else:
             self._before = self._snap if self._snap is not None else self._snapshot(state)
         self._entered = None
+        self._entered_frames = []
         self._installed = []
         flags = [self._is_slot(value) for _, _, _, value in state]
-        slots = [value.view(np.ndarray) for (_, _, _, value), f in zip(state, flags) if f]
+        slots = [(id(value), value.view(np.ndarray)) for (_, _, _, value), f in zip(state, flags)
+                 if f]
         for (_, _, name, value), f in zip(state, flags):
-            if not f and isinstance(value, np.ndarray) and any(
-                    np.may_share_memory(value.view(np.ndarray), s) for s in slots):
+            if isinstance(value, np.ndarray) and any(
+                    k != id(value) and np.may_share_memory(value.view(np.ndarray), s)
+                    for k, s in slots):
                 self.finding(f"{name} shares memory with per-(run, arm) state: its reads and "
                              f"writes are not checked")
         for (owner, key, name, value), f in zip(state, flags):
             if f:
                 slot = value.view(np.ndarray).view(Slot)
                 slot._base, slot._name = value, name
+                slot._grid_flat = self._is_flat(value)
                 self._put(owner, key, slot)
                 self._installed.append((owner, key, value, slot))
         pos = np.arange(self.R)
@@ -464,7 +508,7 @@ class Locality:
                                  f"which is not per-(run, arm) state")
                     return
                 runs, arms = ids // self.width, self.arms[ids]
-                r, k = index[0], index[1]
+                r, k = divmod(index[0], self.K) if self._is_flat(value) else index[:2]
                 if np.any(runs != r) or np.any(arms != k):
                     self.finding(f"after the start {name}[{r}, {k}] holds a reward of another "
                                  f"run or arm")

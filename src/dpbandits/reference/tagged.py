@@ -37,6 +37,17 @@ def _line() -> str:
     return "an unknown line"
 
 
+def _frame():
+    """The frame of :func:`_line`'s line (None when there is none)."""
+    f = sys._getframe(1)
+    while f is not None:
+        name = os.path.abspath(f.f_code.co_filename)
+        if name not in _SKIP and name not in watched._OURS and f"{os.sep}numpy{os.sep}" not in name:
+            return f
+        f = f.f_back
+    return None
+
+
 def _checker() -> "Locality | None":
     return getattr(watched.ACTIVE, "locality", None)
 
@@ -51,7 +62,7 @@ def _note(what: str) -> None:
 
 _FLOAT, _ACROSS, _COUNT, _PUBLIC, _ANY = "float", "across", "count", "public", "any"
 _RANK = {_FLOAT: 0, _ACROSS: 1, _COUNT: 2, _ANY: 2, _PUBLIC: 3}
-_ROLES = ("rows", "actions")
+_ROLES = ("rows", "actions", "flat")
 _CONTROL = {_FLOAT: "a value read from float state or released",
             _ACROSS: "a reduction across runs"}
 
@@ -83,15 +94,26 @@ def _plain(x):
     return x
 
 
-def _tag(value, kind: str, pos=None, runs=None):
+def _tag(value, kind: str, pos=None, runs=None, origin: str = ""):
     if isinstance(value, np.ndarray):
         out = value.view(np.ndarray).view(Runs)
     elif isinstance(value, (np.generic, bool, int, float)):
         out = np.asarray(value).view(Runs)
     else:
         return value
-    out._kind, out._pos, out._runs = kind, pos, runs
+    out._kind, out._pos, out._runs, out._origin = kind, pos, runs, origin
     return out
+
+
+def _origin_of(xs) -> str:
+    """Where a value computed from ``xs`` lost the tracer's rows or actions: the line of the
+    first arithmetic on them (kept by what is computed from it), or ""."""
+    for x in xs:
+        if type(x) is Runs and x._origin:
+            return x._origin
+    if any(type(x) is Runs and x._kind in _ROLES for x in xs):
+        return _line()
+    return ""
 
 
 def _axis_is_runs(x: np.ndarray, axis) -> bool:
@@ -121,9 +143,12 @@ class Runs(np.ndarray):
     _kind: str = _PUBLIC
     _pos: np.ndarray | None = None
     _runs: frozenset | None = None
+    _origin: str = ""
+    """Where a key made from the rows or actions stopped being them (see :func:`_origin_of`)."""
 
     def __array_finalize__(self, obj) -> None:
         if obj is not None and isinstance(obj, Runs):
+            self._origin = obj._origin
             self._kind = obj._kind if obj._kind not in _ROLES or obj.shape == self.shape \
                 else _PUBLIC
             self._pos = obj._pos if obj.shape[:1] == self.shape[:1] else None
@@ -174,11 +199,16 @@ class Runs(np.ndarray):
                 if isinstance(o, Runs):
                     o._kind = kind if o._kind not in _ROLES else _PUBLIC
             return outs[0] if len(outs) == 1 else outs
-        return _tag(result, kind, pos, runs)
+        return _tag(result, kind, pos, runs, _origin_of(inputs))
 
     def __array_function__(self, func, types, args, kwargs):
         if any(issubclass(t, (Formed, watched.Watched)) for t in types):
             return NotImplemented
+        if func is np.atleast_1d and len(args) == 1 and not kwargs and args[0] is self \
+                and self.ndim >= 1:
+            return self                 # as numpy returns it: the same array, its tag kept
+        if func is np.ravel_multi_index:
+            return _flat_key(args, kwargs)
         flat = list(_flat(args)) + list(_flat(kwargs.values()))
         kind = _combine(flat)
         result = func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
@@ -194,9 +224,20 @@ class Runs(np.ndarray):
                 return _tag(result, _ANY, None, frozenset(first._pos[np.asarray(
                     _plain(first), bool).reshape(first.shape[0], -1).any(axis=1)].tolist()))
             kind = _ACROSS if kind != _FLOAT else kind
+        origin = _origin_of(flat)
         if isinstance(result, tuple):
-            return tuple(_tag(r, kind) for r in result)
-        return _tag(result, kind, pos)
+            return tuple(_tag(r, kind, origin=origin) for r in result)
+        return _tag(result, kind, pos, origin=origin)
+
+    @property
+    def size(self):  # type: ignore[override]
+        """The number of elements; of a selection of runs, a 0-d value of kind ``any`` whose
+        truth is that some run is selected (a branch on it is a branch on ``any()`` of the
+        selection's mask: :meth:`__bool__`)."""
+        n = np.ndarray.size.__get__(self)
+        if self._pos is None or self._kind not in (_COUNT, *_ROLES):
+            return n
+        return _tag(np.asarray(n), _ANY, None, frozenset(self._pos.tolist()))
 
     def _demote(self) -> None:
         """Written in place: what the tracer's rows or actions held is no longer known."""
@@ -246,6 +287,28 @@ class Runs(np.ndarray):
         return self.view(np.ndarray).tolist()
 
 
+
+
+def _flat_key(args, kwargs):
+    """``np.ravel_multi_index`` of the traced ``(rows, actions)`` pair under one selection over
+    the grid (runs, K): a ``flat`` key with the pair's positions (the index of the same slots
+    in a flattened per-(run, arm) array); of anything else, a public value."""
+    index = args[0] if args else kwargs.get("multi_index")
+    dims = args[1] if len(args) > 1 else kwargs.get("dims")
+    result = np.ravel_multi_index(_plain(index), *[_plain(a) for a in args[1:]],
+                                  **{k: _plain(v) for k, v in kwargs.items()
+                                     if k != "multi_index"}) if args else \
+        np.ravel_multi_index(**{k: _plain(v) for k, v in kwargs.items()})
+    c = _checker()
+    if (c is not None and isinstance(index, tuple) and len(index) == 2
+            and all(isinstance(x, Runs) for x in index)
+            and (index[0]._kind, index[1]._kind) == _ROLES[:2]
+            and index[0]._pos is not None and index[1]._pos is not None
+            and index[0]._pos.tobytes() == index[1]._pos.tobytes()
+            and tuple(int(d) for d in np.ravel(dims)) == (c.R, c.K)):
+        return _tag(result, "flat", index[0]._pos)
+    parts = list(_flat(index))
+    return _tag(result, _combine(parts), origin=_origin_of(parts))
 
 
 _ELEMENTWISE = frozenset({np.where, np.clip, np.copy, np.round, np.around, np.floor, np.ceil,

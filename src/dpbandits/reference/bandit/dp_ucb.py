@@ -123,7 +123,7 @@ class DPUCB(PolicyBase):
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
         r = self.check_observation(t, actions, feedback)
-        items = np.zeros((self.runs, self.K))                                    # [Alg.2 l.2]
+        items = np.zeros_like(r, shape=(self.runs, self.K))                      # [Alg.2 l.2]
         items[self._rows, actions] = r                                           # [Alg.1 l.16]
         self.H.insert(self._all, items.ravel())
         self.n[self._rows, actions] += 1
