@@ -234,7 +234,7 @@ class PlainItems(DPUCB):
         r = self.check_observation(t, actions, feedback)
         items = np.zeros((self.runs, self.K))                   # planted: forms not followed
         items[self._rows, actions] = r
-        self.H.insert(self._all, items.ravel())
+        self.H.insert((self._rows[:, None], self._arms), items.ravel())
         self.n[self._rows, actions] += 1
 
 
@@ -381,3 +381,121 @@ class CountsItsPlays(PrivateUCB):
 def test_a_harmless_rewrite_of_a_tree_counter_policy_stays_a_proof(name, cls, eps):
     bound = traced_upper(name, K=2, T=300, policy_class=cls)
     assert bound.proof and bound.epsilon == pytest.approx(eps, abs=1e-9), bound.status
+
+
+# --- the round form: counters that take one item per arm in every round (DP-UCB) ----------------
+
+class _DPUCB(DPUCB):
+    """DP-UCB with its items (``_items``) and one step before the insertion (``_before``) open
+    to a planted change."""
+
+    def _items(self, t, actions, r):
+        items = np.zeros_like(r, shape=(self.runs, self.K))
+        items[self._rows, actions] = r
+        return items
+
+    def _before(self, t, actions):
+        """A planted class's one added step (nothing here)."""
+
+    def observe(self, t, actions, feedback):
+        r = self.check_observation(t, actions, feedback)
+        items = self._items(t, actions, r)
+        self._before(t, actions)
+        self.H.insert((self._rows[:, None], self._arms), items.ravel())
+        self.n[self._rows, actions] += 1
+
+
+class OtherArmsItem(_DPUCB):
+    """The played reward written as the next arm's item."""
+
+    def _items(self, t, actions, r):
+        items = np.zeros_like(r, shape=(self.runs, self.K))
+        items[self._rows, (actions + 1) % self.K] = r            # planted: another arm's item
+        return items
+
+
+class OddRoundsOtherArm(_DPUCB):
+    """The reward is the played arm's item on even rounds and the next arm's on odd ones."""
+
+    def _items(self, t, actions, r):
+        items = np.zeros_like(r, shape=(self.runs, self.K))
+        items[self._rows, actions if t % 2 == 0 else (actions + 1) % self.K] = r  # planted
+        return items
+
+
+class SkipOnRelease(_DPUCB):
+    """The counters take their items only while every counter's last release is below 10^9
+    (always, at these sizes): whether nodes are released reads released values."""
+
+    def observe(self, t, actions, feedback):
+        r = self.check_observation(t, actions, feedback)
+        items = self._items(t, actions, r)
+        every = np.ravel_multi_index((self._rows[:, None], self._arms), self.H.shape).ravel()
+        if (self.H._value[every] < 1e9).all():                # planted: a release decides
+            self.H.insert((self._rows[:, None], self._arms), items.ravel())
+        self.n[self._rows, actions] += 1
+
+
+class ScaleFromPlays(_DPUCB):
+    """The binary nodes' budget read from the played arm's count of plays (times zero)."""
+
+    def _before(self, t, actions):
+        self.H.eps_B = self.eps_B + 0.0 * float(self.n[self._rows, actions][0])  # planted
+
+
+@pytest.mark.parametrize("cls, what", [
+    (OtherArmsItem, "an item for one arm that is not that arm's cell"),
+    (OddRoundsOtherArm, "the round is used in arithmetic (%)"),
+    (OddRoundsOtherArm, "an item for one arm that is not that arm's cell"),
+    (SkipOnRelease, "a branch reads a value read from float state or released"),
+    (ScaleFromPlays, "a value derived from the actions moved into a Python number"),
+], ids=["other-arms-item", "odd-rounds-round", "odd-rounds-item", "skip-on-release",
+        "scale-from-plays"])
+def test_a_planted_break_of_the_round_form_is_found_with_its_line_and_is_not_a_proof(cls, what):
+    """Each break is named by the dependence analysis with its line, and the bound is not a
+    proof. The next arm's item leaves the worst cost at 1 (the counters take one item each,
+    their schedules alike), so only the analysis tells it apart."""
+    bound = traced_upper("dp-ucb", variant="corrected", K=2, T=300, policy_class=cls)
+    assert not bound.proof and bound.status != PROOF, bound.status
+    line = _planted_line(cls)
+    assert any(what in f and line in f for f in bound.findings), (line, bound.findings)
+    if cls is OtherArmsItem:
+        assert bound.epsilon == pytest.approx(1.0)
+        assert bound.status.startswith(PER_ARM)
+
+
+class ZerosByBroadcast(_DPUCB):
+    """Harmless: the items allocated as a broadcast of zero times the rewards."""
+
+    def _items(self, t, actions, r):
+        items = np.broadcast_to(0.0 * r[:, None], (self.runs, self.K)).copy()
+        items[self._rows, actions] = r
+        return items
+
+
+class CountsItsPlaysTwice(_DPUCB):
+    """Harmless: a second count of plays, kept by the traced pair beside the counters."""
+
+    def __init__(self, K, **kwargs):
+        super().__init__(K, **kwargs)
+        self.plays = np.zeros((self.runs, self.K), np.int64)
+
+    def _before(self, t, actions):
+        self.plays[self._rows, actions] += 1
+
+
+@pytest.mark.parametrize("cls", [_DPUCB, ZerosByBroadcast, CountsItsPlaysTwice],
+                         ids=lambda c: c.__name__)
+def test_dp_ucb_is_a_proof_by_the_round_form_and_harmless_rewrites_keep_it(cls):
+    """DP-UCB [corrected]: the hybrid counter's worst item at eps/2 + eps/2 = 1."""
+    bound = traced_upper("dp-ucb", variant="corrected", K=2, T=300, policy_class=cls)
+    assert bound.proof and bound.status == PROOF, bound.status
+    assert bound.epsilon == pytest.approx(1.0, abs=1e-9)
+    assert "per-arm schedule derived from the code, round form" in bound.scope
+
+
+@pytest.mark.parametrize("variant, eps", [("corrected", 1.0), ("paper", 2.0)])
+def test_dp_ucb_is_a_proof_at_t_2000(variant, eps):
+    bound = traced_upper("dp-ucb", variant=variant, K=2, T=T_TREES)
+    assert bound.status == PROOF and bound.epsilon == pytest.approx(eps, abs=1e-9)
+    assert "round form" in bound.scope and not bound.findings

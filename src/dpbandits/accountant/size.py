@@ -22,7 +22,8 @@ The lemma is checked on every action sequence at the enumerated size (:func:`sym
 all of them, cross-checked cell by cell against the lockstep enumeration's costs) and on the
 traced sequences at size T (:func:`size_sequences`: each arm held, round-robin, two seeded random
 sequences); with ``derive``, :func:`symbolic_run` also runs the dependence analysis
-(:class:`~dpbandits.reference.locality.Locality`) that derives the stream form from the code,
+(:class:`~dpbandits.reference.locality.Locality`) that derives the stream form, or the round
+form where some state is updated in every slot (docs/accountant.md#round-form), from the code,
 which makes the bound a proof (docs/accountant.md#proof-at-your-size).
 """
 
@@ -114,6 +115,9 @@ class SymbolicRun:
     locality: list[str] | None = None
     """What the dependence analysis of the per-arm schedule found (empty: derived on every
     line that ran; None: not run)."""
+    derived_form: str | None = None
+    """The form of the lemma the analysis derives (``stream``, or ``round`` where some state is
+    updated in every slot); None when it did not run."""
 
     @property
     def clean(self) -> bool:
@@ -227,7 +231,8 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
                        list(tracer.sites), leaks, laws, list(tracer.nonlinear_maps),
                        list(tracer.lost_notes), tracer.released_values,
                        time.perf_counter() - started, refused,
-                       None if checker is None else list(checker.findings))
+                       None if checker is None else list(checker.findings),
+                       None if checker is None else checker.form)
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -231,10 +231,12 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     (docs/accountant.md#proof-at-your-size): a :data:`PROOF` when the enumeration at the
     small size (the largest T at K within the budget) is a proof over [0, 1] tables and every
     noise draw, the linear forms give every enumerated sequence's cell costs exactly as the
-    lockstep runs do, the per-arm lemma (stream form) holds on every enumerated sequence and
-    on the sequences traced at this size, the checks of the code found nothing at this size,
-    and the dependence analysis (:class:`~dpbandits.reference.locality.Locality`) found nothing
-    at either size with every branch of the code run both ways under it at the small size; a
+    lockstep runs do, the per-arm lemma in the form the dependence analysis
+    (:class:`~dpbandits.reference.locality.Locality`) derives (stream, or round where some
+    state is updated in every slot) holds on every enumerated sequence and on the sequences
+    traced at this size, the checks of the code found nothing at this size, and the analysis
+    found nothing at either size with every branch of the code run both ways under it at the
+    small size; a
     :data:`PER_ARM` bound (exact for every action sequence given the lemma, not a proof) when
     all but the analysis holds; an estimate naming what failed otherwise. Why the size-T mode
     does not apply, when it does not (no small size, or the linear forms disagree with the
@@ -314,26 +316,38 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
                   for g in covered.gaps()]
                  + [f"at T = {Ts}: {f}" for f in at_small.locality or []]
                  + [f"at T = {T}: {f}" for f in at_size.locality or []])
+    derived = at_size.derived_form
+    if derived != at_small.derived_form:
+        underived.append(f"the analysis derives the {at_small.derived_form} form at T = {Ts} "
+                         f"and the {derived} form at T = {T}")
+    derived_holds = (derived is not None and sized.check_lemma(at_small, derived) is None
+                     and sized.check_lemma(at_size, derived) is None)
     worst = float(np.max(at_size.cost[:, 1:]))
-    if not findings and not underived and form == "stream":
+    if not findings and not underived and derived_holds:
         status = PROOF
         holds = len(sized._holds(at_size.labels, at_size.sequences, K))
+        how = ("after round {K} each observation reads and writes only its arm's slot, the "
+               "round only in constant comparisons, the schedule from counts" if derived ==
+               "stream" else "in every round every arm's counters take one item, its own "
+               "reward when played and no reward otherwise, by a schedule of their counts "
+               "that reads no action, no released value and no draw").format(K=K)
         tables = (f"every action sequence, {UNIT_TABLES}, every noise draw (per-arm schedule "
-                  f"derived from the code: after round {K} each observation reads and writes "
-                  f"only its arm's slot, the round only in constant comparisons, the schedule "
-                  f"from counts; every line run at T = {Ts} and T = {T} checked)")
-        assumption = (f"each cell's cost is a function of its arm, the start and its position "
-                      f"in that arm's stream with the arm's count (the per-arm schedule lemma, "
-                      f"derived from the code by the dependence analysis: "
-                      f"docs/accountant.md#proof-at-your-size), and costs only accumulate, so "
-                      f"the largest cost of a cell on the {holds} sequences that hold one arm "
-                      f"bounds every sequence; noise laws and information flow checked on every "
-                      f"line that ran at both sizes, every branch run both ways at T = {Ts}")
+                  f"derived from the code{', round form' if derived == 'round' else ''}: {how}; "
+                  f"every line run at T = {Ts} and T = {T} checked)")
+        cell = ("its position in that arm's stream with the arm's count" if derived == "stream"
+                else "its round")
+        assumption = (f"each cell's cost is a function of its arm, the start and {cell} (the "
+                      f"per-arm schedule lemma, {derived} form, derived from the code by the "
+                      f"dependence analysis: docs/accountant.md#proof-at-your-size), and costs "
+                      f"only accumulate, so the largest cost of a cell on the {holds} sequences "
+                      f"that hold one arm bounds every sequence; noise laws and information "
+                      f"flow checked on every line that ran at both sizes, every branch run "
+                      f"both ways at T = {Ts}")
     elif not findings:
         status = (f"{PER_ARM} (a proof at T = {Ts} by enumeration; at this size a bound for every "
                   f"action sequence given the per-arm schedule lemma, which is checked on "
                   f"{n_small + n_size} sequences, not derived from the code: "
-                  f"{underived[0] if underived else 'the lemma holds in its round form only'})")
+                  f"{underived[0] if underived else 'the lemma holds in the ' + str(form) + ' form, the analysis derives the ' + str(derived) + ' form'})")
         tables = (f"{UNIT_TABLES} (every action sequence given the per-arm schedule, {form} "
                   f"form: checked on {n_small} action sequences at T = {Ts} and {n_size} at "
                   f"this size; every noise draw)")

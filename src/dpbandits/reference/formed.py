@@ -10,7 +10,7 @@ import numpy as np
 from . import watched
 from .arguments import flat as _flat_args
 from .forms import ZERO, Form, Opaque, _any_form, _opaque, _symbolic, _zeros, _ZERO_SCALAR
-from .watched import AFFINE_FUNCTIONS, _READ_FUNCTIONS, _READS, Draw, Watched, _unwrap
+from .watched import AFFINE_FUNCTIONS, _READ_FUNCTIONS, _READS, Draw, Watched, _site, _unwrap
 
 __all__ = ["Formed"]
 
@@ -84,6 +84,9 @@ class Formed(Watched):
         tracer = watched.ACTIVE
         if tracer is None or not getattr(tracer, "symbolic", False):
             return Watched.__getitem__(self, key)
+        if tracer.locality is not None and _played(key):
+            tracer.locality.acted(f"a selection of reward-derived values by a key derived "
+                                  f"from the actions ({_site()})")
         key, fancy = _plain_key(key)
         out = np.ndarray.__getitem__(self.view(np.ndarray), key)
         f = self._f
@@ -105,6 +108,8 @@ class Formed(Watched):
         tracer = watched.ACTIVE
         if tracer is None or not getattr(tracer, "symbolic", False):
             return Watched.__setitem__(self, key, value)
+        if tracer.locality is not None and _played(key):
+            tracer.locality.item_write(key, value, tracer.width)
         key, _ = _plain_key(key)
         fv = value._f if type(value) is Formed else None
         np.ndarray.__setitem__(self.view(np.ndarray), key,
@@ -121,6 +126,10 @@ class Formed(Watched):
         tracer = watched.ACTIVE
         if tracer is None or not getattr(tracer, "symbolic", False):
             return self._ufunc_via_watched(ufunc, method, inputs, kwargs)
+        if tracer.locality is not None and _played(inputs):
+            tracer.locality.acted(f"np.{ufunc.__name__} of a reward-derived value and a value "
+                                  f"derived from the actions ({_site()}): its coefficients "
+                                  f"could move with them")
         plain = []
         fs = []
         formed = []
@@ -223,6 +232,10 @@ class Formed(Watched):
         tracer = watched.ACTIVE
         if tracer is None or not getattr(tracer, "symbolic", False):
             return super().__array_function__(func, types, args, kwargs)
+        if tracer.locality is not None and _played(_flat_args(list(args) + list(kwargs.values()))):
+            tracer.locality.acted(f"np.{func.__name__} of a reward-derived value and a value "
+                                  f"derived from the actions ({_site()}): its coefficients "
+                                  f"could move with them")
         flat = [a for a in (args if not kwargs else list(args) + list(kwargs.values()))
                 if isinstance(a, Watched)] if func not in _LISTS else [
                     a for a in _flat_args(list(args) + list(kwargs.values()))
@@ -268,6 +281,14 @@ class Formed(Watched):
         tracer.nonlinear(name, *formed)
         result._f = _opaque(result.shape, *(a._f for a in formed))
         return result
+
+
+def _played(xs) -> bool:
+    """Whether a key or an operand is derived from the actions (a tagged value of the
+    dependence analysis, :mod:`dpbandits.reference.tagged`)."""
+    if not isinstance(xs, (tuple, list)):
+        xs = (xs,)
+    return any(getattr(x, "_played", False) for x in xs)
 
 
 _PLAIN_SHAPE = (Formed, np.ndarray)

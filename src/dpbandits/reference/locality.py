@@ -26,6 +26,14 @@ lemma a consequence of the code rather than an observation:
   that mask (so the batch of runs behaves as its runs one by one); a draw outside the declared
   noise primitives in ``observe`` is a finding.
 
+* **the round form** (docs/accountant.md#round-form): per-(run, arm) state of the flattened
+  grid read and written through an ``every`` key (every arm of the traced runs, and selections
+  of it by its counts) is updated in every slot; then nothing derived from the actions (the
+  traced actions, keys made from them, reads of state updated through the traced pair) may
+  reach a branch, a selection, an index, a number, a write of such state, a draw's parameters,
+  a decision, a release or an operation with a reward-derived value (:meth:`Locality.acted`),
+  except the items' write, each run's own reward at the traced pair (:meth:`Locality.item_write`).
+
 What the checker cannot see in Python is listed on the docs page: a value moved into a Python
 number, or into a fresh plain array (``np.asarray``, ``.view(np.ndarray)``), loses its tag.
 """
@@ -145,19 +153,28 @@ class Slot(np.ndarray):
 
     def __getitem__(self, key):
         c = getattr(watched.ACTIVE, "locality", None)
-        pos = c.key(key, self._name, "a read", self._grid_flat) if c is not None else None
+        pos = c.key(key, self._name, "a read", self._grid_flat, self._base) \
+            if c is not None else None
+        every = c is not None and c.is_every(self._name)
         out = self._base[_plain(key)]
         if self._base.dtype.kind == "f":
             return _noisy(out)
         return _tag(out, _COUNT, pos if isinstance(out, np.ndarray) and pos is not None
-                    and out.shape[:1] == pos.shape else None)
+                    and out.shape[:1] == pos.shape else None, played=not every)
 
     def __setitem__(self, key, value) -> None:
         c = getattr(watched.ACTIVE, "locality", None)
         if c is not None:
-            c.key(key, self._name, "a write", self._grid_flat)
+            c.key(key, self._name, "a write", self._grid_flat, self._base)
+            every = c.is_every(self._name)
             if self._base.dtype.kind != "f":
-                _control(value, f"a write of count state {self._name}")
+                _control(value, f"a write of count state {self._name}", played=every)
+            elif every and getattr(value, "_played", False):
+                c.acted(f"a write of {self._name} reads a value derived from the actions "
+                        f"({_line()})")
+            if every and type(value) is np.ndarray and value.size > 1:
+                c.acted(f"a write of {self._name} from an array the analysis does not follow "
+                        f"({_line()})")
         if isinstance(value, Slot):
             value._whole("a copy into another array")
             value = value._base
@@ -222,6 +239,11 @@ class Locality:
         self._entered: frozenset | None = None
         self._entered_at = ""
         self._entered_frames: list = []
+        self._modes: dict[str, str] = {}
+        self._every = False
+        self._pending: list[str] = []
+        self._pending_seen: set[str] = set()
+        self._stream_float: set[str] = set()
         self._installed: list[tuple[Any, Any, Any, Slot]] = []
         self._rows: Any = None
         self._snap: dict[str, tuple] | None = None
@@ -239,10 +261,14 @@ class Locality:
             self._seen.add(what)
             self.findings.append(f"round {self.step}: {what}")
 
-    def key(self, key, name: str, what: str, grid_flat: bool = False) -> np.ndarray | None:
+    def key(self, key, name: str, what: str, grid_flat: bool = False,
+            array: Any = None) -> np.ndarray | None:
         """The run positions a key of per-(run, arm) state selects, when it is the traced
         ``(rows, actions)`` pair under one selection (or, for the grid flattened, its ``flat``
-        key: ``np.ravel_multi_index`` of that pair over (runs, K)); else None and a finding."""
+        key: ``np.ravel_multi_index`` of that pair over (runs, K)), or, for the grid flattened,
+        an ``every`` key (every arm of the traced runs, and selections of it by counts of
+        state so updated: the array is then updated in every slot, :meth:`acted`); else None
+        and a finding."""
         keys = key if isinstance(key, tuple) else (key,)
         i, j = (keys + (None, None))[:2]
         traced = (not grid_flat and isinstance(i, Runs) and isinstance(j, Runs)
@@ -250,7 +276,9 @@ class Locality:
                   and j._pos is not None
                   and (i._pos is j._pos or i._pos.tobytes() == j._pos.tobytes()))
         flat = grid_flat and isinstance(i, Runs) and i._kind == "flat" and i._pos is not None
-        if traced or flat:
+        every = grid_flat and isinstance(i, Runs) and i._kind == "every" and i._pos is not None
+        if traced or flat or every:
+            self._mode(name, "every" if every else "stream", array)
             for k in keys[(2 if traced else 1):]:
                 _control(k, "an index")
             pos = i._pos
@@ -267,6 +295,65 @@ class Locality:
                      f"pair under one selection ({_line()}{made}): it may reach another arm's "
                      f"slot")
         return None
+
+    def _mode(self, name: str, mode: str, array: Any) -> None:
+        """Record how per-(run, arm) state ``name`` is updated: by the traced pair (``stream``)
+        or in every slot (``every``); one array both ways is a finding."""
+        seen = self._modes.setdefault(name, mode)
+        if seen != mode:
+            self.finding(f"{name} is read or written both by the traced pair and in every slot "
+                         f"({_line()})")
+        if mode == "every" and not self._every:
+            self._every = True
+            for what in self._pending:
+                if len(self.findings) < _MAX_FINDINGS and what not in self.findings:
+                    self.findings.append(what)
+            self._pending = []
+        if mode == "stream" and array is not None and array.dtype.kind == "f":
+            self._stream_float.add(name)
+
+    def is_every(self, name: str) -> bool:
+        return self._modes.get(name) == "every"
+
+    def acted(self, what: str) -> None:
+        """A use of a value derived from the actions where the round form needs none (a
+        branch, a selection, an index, a count, a scale, a release, a coefficient, a write of
+        state updated in every slot): a finding once some state is updated in every slot,
+        kept until then (the stream form allows it: there the action is the slot's arm)."""
+        if not self.active:
+            return
+        if self._every:
+            self.finding(what)
+        elif len(self._pending) < _MAX_FINDINGS and what not in self._pending_seen:
+            self._pending_seen.add(what)
+            self._pending.append(f"round {self.step}: {what}")
+
+    @property
+    def form(self) -> str:
+        """The form of the per-arm lemma the analysis derives: ``round`` when some state is
+        updated in every slot (the counters that take one item per arm in every round), else
+        ``stream``."""
+        return "round" if self._every else "stream"
+
+    def item_write(self, key, value, width: int) -> None:
+        """A write into an array that is not per-(run, arm) state by a key derived from the
+        actions: in the round form only the items' write is allowed, the traced pair under one
+        selection receiving each run's own reward of this round (its cell, coefficient 1)."""
+        keys = key if isinstance(key, tuple) else (key,)
+        i, j = (keys + (None, None))[:2]
+        traced = (len(keys) == 2 and isinstance(i, Runs) and isinstance(j, Runs)
+                  and i._kind == "rows" and j._kind == "actions" and i._pos is not None
+                  and j._pos is not None and i._pos.tobytes() == j._pos.tobytes())
+        f = getattr(value, "_f", None)
+        own = False
+        if traced and f is not None and f.shape == i.shape:
+            expected = i._pos * width + self.step
+            own = all(type(g).__name__ == "Leaf" and g.id == e
+                      for g, e in zip(f.flat, expected.tolist()))
+        if not own:
+            self.acted(f"a write by a key derived from the actions that is not each run's own "
+                       f"reward at the traced (rows, actions) pair ({_line()}): an item for one "
+                       f"arm that is not that arm's cell")
 
     def entered(self, runs: frozenset | None, where: str) -> None:
         """A branch on any() of a count-derived mask across runs (or on the size of a
@@ -389,6 +476,8 @@ class Locality:
                 moved = moved | (ia != ib)
             if not moved.any():
                 continue
+            if actions is not None and self._is_slot(b) and self.is_every(name):
+                continue
             if actions is not None and self._is_slot(b):
                 local = np.zeros((self.R, self.K), bool)
                 local[np.arange(self.R), actions] = True
@@ -459,7 +548,7 @@ class Locality:
         if isinstance(rows, np.ndarray) and rows.shape == (self.R,):
             self._rows = rows
             self.policy._rows = _tag(np.arange(self.R), "rows", pos)
-        picked = _tag(np.asarray(actions).copy(), "actions", pos)
+        picked = _tag(np.asarray(actions).copy(), "actions", pos, played=True)
         return (Round(t, self.K, self.T) if after_start else t), picked
 
     @staticmethod
@@ -488,6 +577,10 @@ class Locality:
             self._changed(self._before, after, np.asarray(actions), "observe")
         if t == self.K:
             self._after_start()
+        if self._every and self._stream_float:
+            self.finding(f"{sorted(self._stream_float)[0]} is float state updated by the traced "
+                         f"pair beside state updated in every slot: neither form of the lemma "
+                         f"holds of both", force=True)
         self._snap = after
         self.active = False
 

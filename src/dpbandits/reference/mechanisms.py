@@ -115,7 +115,7 @@ class _Grid:
             flat = np.ravel_multi_index(where, self.shape) if isinstance(where, tuple) else np.asarray(where)
         except ValueError:
             raise DPBanditsError(f"where must index counters of the grid of shape {self.shape}") from None
-        flat = np.atleast_1d(flat).astype(np.int64)
+        flat = np.atleast_1d(flat).astype(np.int64).ravel()
         checked = np.asarray(flat)  # input checks (their other side a raise), not reads
         # A negative flat index would silently wrap around to another counter.
         if checked.size and (checked.min() < 0 or checked.max() >= self.size):

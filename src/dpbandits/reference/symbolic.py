@@ -110,6 +110,8 @@ class SymbolicTracer(Tracer):
     # releases -----------------------------------------------------------------------------
     def released(self, value, noise, kind: str):
         self.read(noise, "noise that carries a reward-derived value")
+        if self.locality is not None and getattr(value, "_played", False):
+            self.locality.acted(f"a release of a value derived from the actions ({_site()})")
         vb, nb = np.broadcast_arrays(np.asarray(value, dtype=float), np.asarray(noise, dtype=float))
         n0 = nb.reshape(-1)
         fresh, family, scale, taken = self._match(n0)
@@ -195,6 +197,10 @@ class SymbolicGenerator(np.random.Generator):
             self.tracer.read(p, "a draw's parameters")
             if self.tracer.locality is not None:
                 _control(p, "a draw's parameters")
+                if type(p) is np.ndarray and p.size > 1:
+                    from .tagged import _line
+                    self.tracer.locality.acted(f"a draw's parameters from an array the "
+                                               f"analysis does not follow ({_line()})")
             out.append(np.asarray(p).view(np.ndarray) if isinstance(p, np.ndarray) else p)
         return out
 

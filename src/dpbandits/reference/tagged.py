@@ -62,7 +62,7 @@ def _note(what: str) -> None:
 
 _FLOAT, _ACROSS, _COUNT, _PUBLIC, _ANY = "float", "across", "count", "public", "any"
 _RANK = {_FLOAT: 0, _ACROSS: 1, _COUNT: 2, _ANY: 2, _PUBLIC: 3}
-_ROLES = ("rows", "actions", "flat")
+_ROLES = ("rows", "actions", "flat", "every")
 _CONTROL = {_FLOAT: "a value read from float state or released",
             _ACROSS: "a reduction across runs"}
 
@@ -94,7 +94,7 @@ def _plain(x):
     return x
 
 
-def _tag(value, kind: str, pos=None, runs=None, origin: str = ""):
+def _tag(value, kind: str, pos=None, runs=None, origin: str = "", played: bool = False):
     if isinstance(value, np.ndarray):
         out = value.view(np.ndarray).view(Runs)
     elif isinstance(value, (np.generic, bool, int, float)):
@@ -102,7 +102,21 @@ def _tag(value, kind: str, pos=None, runs=None, origin: str = ""):
     else:
         return value
     out._kind, out._pos, out._runs, out._origin = kind, pos, runs, origin
+    out._played = played
     return out
+
+
+def _played_of(xs) -> bool:
+    """Whether a value computed from ``xs`` is derived from the actions (the tracer's
+    ``actions``, a read of per-(run, arm) state by the traced pair, or what is computed from
+    them)."""
+    return any(getattr(x, "_played", False) for x in xs)
+
+
+def _acted(what: str) -> None:
+    c = _checker()
+    if c is not None:
+        c.acted(what)
 
 
 def _origin_of(xs) -> str:
@@ -125,13 +139,16 @@ def _axis_is_runs(x: np.ndarray, axis) -> bool:
     return any(a % np.ndim(x) == 0 for a in axes)
 
 
-def _control(x, what: str) -> None:
+def _control(x, what: str, played: bool = True) -> None:
     """``x`` steers the control flow (``what``): a finding unless it is count-derived or
-    public."""
+    public; and, with ``played``, a use of the actions (:meth:`Locality.acted`: a finding
+    where the state is updated in every slot) when it is derived from them."""
     kind = _kind_of(x)
     if kind in _CONTROL:
         _note(f"{what} reads {_CONTROL[kind]} ({_line()}): the schedule could move with the "
               f"noise")
+    if played and getattr(x, "_played", False):
+        _acted(f"{what} reads a value derived from the actions ({_line()})")
 
 
 class Runs(np.ndarray):
@@ -145,10 +162,13 @@ class Runs(np.ndarray):
     _runs: frozenset | None = None
     _origin: str = ""
     """Where a key made from the rows or actions stopped being them (see :func:`_origin_of`)."""
+    _played: bool = False
+    """Derived from the actions (:func:`_played_of`)."""
 
     def __array_finalize__(self, obj) -> None:
         if obj is not None and isinstance(obj, Runs):
             self._origin = obj._origin
+            self._played = obj._played
             self._kind = obj._kind if obj._kind not in _ROLES or obj.shape == self.shape \
                 else _PUBLIC
             self._pos = obj._pos if obj.shape[:1] == self.shape[:1] else None
@@ -158,15 +178,35 @@ class Runs(np.ndarray):
         for k in keys:
             _control(k, "a selection")
         out = np.ndarray.__getitem__(self.view(np.ndarray), _plain(key))
+        played = self._played or _played_of(keys)
         if not isinstance(out, np.ndarray) or self._pos is None or out.ndim == 0:
-            return out if self._kind in (_PUBLIC, _COUNT, *_ROLES) else _tag(out, self._kind)
+            if played and not isinstance(out, np.ndarray):
+                _acted(f"a value derived from the actions moved into a Python number "
+                       f"({_line()})")
+            return out if self._kind in (_PUBLIC, _COUNT, *_ROLES) and not played \
+                else _tag(out, self._kind if self._kind not in _ROLES else _PUBLIC,
+                          played=played)
         first = _plain(keys[0]) if keys else slice(None)
         try:
             pos = self._pos[first]
         except (IndexError, TypeError):
             pos = None
         kind = self._kind if self._kind not in _ROLES or pos is not None else _PUBLIC
-        return _tag(out, kind, pos if pos is not None and np.ndim(pos) == 1 else None)
+        return _tag(out, kind, pos if pos is not None and np.ndim(pos) == 1 else None,
+                    played=played)
+
+    def ravel(self, *args, **kwargs):  # type: ignore[override]
+        """Flattened; a key of runs keeps its tag, each run's positions repeated over its row
+        (C order)."""
+        out = np.ndarray.ravel(self.view(np.ndarray), *args, **kwargs)
+        n = np.ndarray.size.__get__(self)
+        if self._pos is None or self.ndim <= 1 or not n or args or kwargs:
+            return _tag(out, self._kind if self.ndim <= 1 else
+                        (self._kind if self._kind not in _ROLES else _PUBLIC),
+                        self._pos if self.ndim <= 1 else None, self._runs, self._origin,
+                        self._played)
+        per = n // self.shape[0]
+        return _tag(out, self._kind, np.repeat(self._pos, per), None, self._origin, self._played)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         outs = kwargs.get("out", ())
@@ -177,6 +217,7 @@ class Runs(np.ndarray):
             kwargs["out"] = tuple(o.view(np.ndarray) if type(o) is Runs else o for o in outs)
         result = getattr(ufunc, method)(*[x.view(np.ndarray) if type(x) is Runs else x
                                           for x in inputs], **kwargs)
+        played = _played_of(inputs)
         first = next((x for x in inputs if isinstance(x, Runs)), None)
         pos, runs = None, None
         if method == "__call__":
@@ -198,8 +239,9 @@ class Runs(np.ndarray):
             for o in outs:
                 if isinstance(o, Runs):
                     o._kind = kind if o._kind not in _ROLES else _PUBLIC
+                    o._played = o._played or played
             return outs[0] if len(outs) == 1 else outs
-        return _tag(result, kind, pos, runs, _origin_of(inputs))
+        return _tag(result, kind, pos, runs, _origin_of(inputs), played)
 
     def __array_function__(self, func, types, args, kwargs):
         if any(issubclass(t, (Formed, watched.Watched)) for t in types):
@@ -209,7 +251,10 @@ class Runs(np.ndarray):
             return self                 # as numpy returns it: the same array, its tag kept
         if func is np.ravel_multi_index:
             return _flat_key(args, kwargs)
+        if func is np.ravel and len(args) == 1 and not kwargs and args[0] is self:
+            return self.ravel()
         flat = list(_flat(args)) + list(_flat(kwargs.values()))
+        played = _played_of(flat)
         kind = _combine(flat)
         result = func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
         first = next((x for x in flat if isinstance(x, Runs)), None)
@@ -222,12 +267,13 @@ class Runs(np.ndarray):
                                                    func is not np.where else None)):
             if func is np.any and kind in (_COUNT, _PUBLIC) and np.ndim(result) == 0:
                 return _tag(result, _ANY, None, frozenset(first._pos[np.asarray(
-                    _plain(first), bool).reshape(first.shape[0], -1).any(axis=1)].tolist()))
+                    _plain(first), bool).reshape(first.shape[0], -1).any(axis=1)].tolist()),
+                    played=played)
             kind = _ACROSS if kind != _FLOAT else kind
         origin = _origin_of(flat)
         if isinstance(result, tuple):
-            return tuple(_tag(r, kind, origin=origin) for r in result)
-        return _tag(result, kind, pos, origin=origin)
+            return tuple(_tag(r, kind, origin=origin, played=played) for r in result)
+        return _tag(result, kind, pos, origin=origin, played=played)
 
     @property
     def size(self):  # type: ignore[override]
@@ -237,7 +283,8 @@ class Runs(np.ndarray):
         n = np.ndarray.size.__get__(self)
         if self._pos is None or self._kind not in (_COUNT, *_ROLES):
             return n
-        return _tag(np.asarray(n), _ANY, None, frozenset(self._pos.tolist()))
+        return _tag(np.asarray(n), _ANY, None, frozenset(self._pos.tolist()),
+                    played=self._played)
 
     def _demote(self) -> None:
         """Written in place: what the tracer's rows or actions held is no longer known."""
@@ -262,6 +309,8 @@ class Runs(np.ndarray):
             c = _checker()
             if value and c is not None:
                 c.entered(self._runs, _line())
+            if self._played:
+                _acted(f"a branch reads a value derived from the actions ({_line()})")
         else:
             _control(self, "a branch")
         return value
@@ -300,15 +349,23 @@ def _flat_key(args, kwargs):
                                      if k != "multi_index"}) if args else \
         np.ravel_multi_index(**{k: _plain(v) for k, v in kwargs.items()})
     c = _checker()
-    if (c is not None and isinstance(index, tuple) and len(index) == 2
+    grid = c is not None and tuple(int(d) for d in np.ravel(dims)) == (c.R, c.K)
+    if (grid and isinstance(index, tuple) and len(index) == 2
             and all(isinstance(x, Runs) for x in index)
             and (index[0]._kind, index[1]._kind) == _ROLES[:2]
             and index[0]._pos is not None and index[1]._pos is not None
-            and index[0]._pos.tobytes() == index[1]._pos.tobytes()
-            and tuple(int(d) for d in np.ravel(dims)) == (c.R, c.K)):
-        return _tag(result, "flat", index[0]._pos)
+            and index[0]._pos.tobytes() == index[1]._pos.tobytes()):
+        return _tag(result, "flat", index[0]._pos, played=True)
+    if (grid and isinstance(index, tuple) and len(index) == 2 and isinstance(index[0], Runs)
+            and index[0]._kind == "rows" and index[0]._pos is not None
+            and index[0].shape == (index[0]._pos.size, 1) and not index[0]._played
+            and type(index[1]) is np.ndarray and index[1].dtype.kind in "iu"
+            and np.array_equal(np.ravel(index[1]), np.arange(c.K))
+            and index[1].shape in ((c.K,), (1, c.K))):
+        # every arm of the traced runs: each run's K slots, in order (the arms a constant)
+        return _tag(result, "every", index[0]._pos)
     parts = list(_flat(index))
-    return _tag(result, _combine(parts), origin=_origin_of(parts))
+    return _tag(result, _combine(parts), origin=_origin_of(parts), played=_played_of(parts))
 
 
 _ELEMENTWISE = frozenset({np.where, np.clip, np.copy, np.round, np.around, np.floor, np.ceil,

@@ -103,7 +103,7 @@ class DPUCB(PolicyBase):
         self.H = hybrid_sums(self)                                               # [Alg.1 l.2]
         self.eps_L, self.eps_B = self.H.eps_L, self.H.eps_B
         self.n = np.zeros((self.runs, self.K), np.int64)  # n_{a,t}: pulls of arm a before round t
-        self._all = np.arange(self.runs * self.K)
+        self._arms = np.arange(self.K)       # every arm: with self._rows[:, None], every H_a
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -125,6 +125,6 @@ class DPUCB(PolicyBase):
         r = self.check_observation(t, actions, feedback)
         items = np.zeros_like(r, shape=(self.runs, self.K))                      # [Alg.2 l.2]
         items[self._rows, actions] = r                                           # [Alg.1 l.16]
-        self.H.insert(self._all, items.ravel())
+        self.H.insert((self._rows[:, None], self._arms), items.ravel())          # [Alg.2 l.2]
         self.n[self._rows, actions] += 1
     # --8<-- [end:index-act-observe]
