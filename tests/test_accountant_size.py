@@ -272,7 +272,16 @@ class SharedView(PlantedLazyUCB):
             self.flat = self.N.reshape(-1)
 
 
+class BroadcastPair(_Lazy):
+    """The counts read by the traced pair broadcast against itself (rows[:, None], actions):
+    every run's count at every run's action."""
+
+    def _extra(self, t, rows, actions):
+        self.N[rows, actions] += 0 * self.N[rows[:, None], actions].sum(axis=1)  # planted
+
+
 @pytest.mark.parametrize("cls, what", [
+    (BroadcastPair, "a read of self.N by an index that is not the traced (rows, actions) pair"),
     (WholeArray, "a whole-array use of self.Phi (np.multiply"),
     (OutsideTheMask, "selects runs outside the any()"),
     (SharedView, "self.flat shares memory with per-(run, arm) state"),

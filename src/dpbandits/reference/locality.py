@@ -273,7 +273,7 @@ class Locality:
         i, j = (keys + (None, None))[:2]
         traced = (not grid_flat and isinstance(i, Runs) and isinstance(j, Runs)
                   and i._kind == "rows" and j._kind == "actions" and i._pos is not None
-                  and j._pos is not None
+                  and j._pos is not None and i.ndim == 1 and i.shape == j.shape
                   and (i._pos is j._pos or i._pos.tobytes() == j._pos.tobytes()))
         flat = grid_flat and isinstance(i, Runs) and i._kind == "flat" and i._pos is not None
         every = grid_flat and isinstance(i, Runs) and i._kind == "every" and i._pos is not None
@@ -343,7 +343,8 @@ class Locality:
         i, j = (keys + (None, None))[:2]
         traced = (len(keys) == 2 and isinstance(i, Runs) and isinstance(j, Runs)
                   and i._kind == "rows" and j._kind == "actions" and i._pos is not None
-                  and j._pos is not None and i._pos.tobytes() == j._pos.tobytes())
+                  and j._pos is not None and i.ndim == 1 and i.shape == j.shape
+                  and i._pos.tobytes() == j._pos.tobytes())
         f = getattr(value, "_f", None)
         own = False
         if traced and f is not None and f.shape == i.shape:

@@ -354,6 +354,7 @@ def _flat_key(args, kwargs):
             and all(isinstance(x, Runs) for x in index)
             and (index[0]._kind, index[1]._kind) == _ROLES[:2]
             and index[0]._pos is not None and index[1]._pos is not None
+            and index[0].ndim == 1 and index[0].shape == index[1].shape
             and index[0]._pos.tobytes() == index[1]._pos.tobytes()):
         return _tag(result, "flat", index[0]._pos, played=True)
     if (grid and isinstance(index, tuple) and len(index) == 2 and isinstance(index[0], Runs)
