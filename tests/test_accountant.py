@@ -258,9 +258,9 @@ def test_status_is_a_proof_only_where_every_action_sequence_and_table_was_enumer
     assert not large.proof and large.status.startswith("estimate from")
     assert large.status.endswith("not a proof")
     assert large.scope == "K = 3, T = 32, tables in [0, 1/2] from the trace seeds"
-    # by the per-arm schedule (round form, checked on the traced sequences, not derived)
+    # by the per-arm schedule: a proof, its round form derived from the code
     per_arm = traced_upper("dp-ucb", variant="paper", K=3, T=32)
-    assert not per_arm.proof and per_arm.status.startswith(accountant.PER_ARM)
+    assert per_arm.proof and "round form" in per_arm.scope and per_arm.epsilon == 2.0
 
 
 @pytest.mark.exact

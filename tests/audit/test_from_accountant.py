@@ -118,10 +118,13 @@ def test_a_proof_at_or_below_the_claim_leaves_nothing_to_audit():
 
 
 @pytest.mark.exact
-def test_an_estimate_above_the_claim_gives_pairs_before_the_default_ones():
+def test_a_bound_above_the_claim_gives_pairs_before_the_default_ones():
+    """DP-UCB [paper] at its audit size: a proof by the per-arm schedule (round form), which
+    names no rows; the lockstep traces at that size name them."""
     found = accountant_pairs("dp-ucb", K=2, T=10, epsilon=1.0, variant="paper", params={},
                              claimed=Guarantee(1.0))
-    assert found.audited and not found.accounting.proof and found.accounting.epsilon == 2.0
+    assert found.audited and found.accounting.proof and found.accounting.epsilon == 2.0
+    assert "(rows named by the lockstep traces at this size)" in found.notes[0]
     assert found.pairs and all(p.description.startswith(SOURCE) for p in found.pairs)
     assert all(ce.loss > 1.0 for ce in found.accounting.counterexamples[:2])
     assert any(note.startswith(f"{SOURCE}: row 3, cell x3,0") for note in found.notes)

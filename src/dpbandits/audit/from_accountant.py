@@ -195,11 +195,21 @@ def accountant_pairs(name: str, *, K: int, T: int, epsilon: float, variant: str 
         return FromAccountant(bound, notes=(
             f"{said}: at or below the claim {claimed}, {what}, which names no "
             f"counterexample: audited with the default pairs only",))
-    named = [ce for ce in bound.counterexamples
-             if ce.loss > claimed.epsilon * (1 + 1e-9)] or list(bound.counterexamples[:1])
+    found = bound.counterexamples
+    lockstep = ""
+    if not found:       # a bound by the per-arm schedule names no rows: the lockstep traces do
+        try:
+            found = traced_upper(name, epsilon=epsilon, variant=variant, K=K, T=T,
+                                 delta=claimed.delta, params=params, policy_class=policy_class,
+                                 enumerate=False).counterexamples
+            lockstep = " (rows named by the lockstep traces at this size)"
+        except TooLargeToTrace:
+            found = ()
+    named = [ce for ce in found
+             if ce.loss > claimed.epsilon * (1 + 1e-9)] or list(found[:1])
     contrast = get(name).feedback != "bandit"
     pairs = [p for ce in named for p in counterexample_pairs(ce, K, T, row_zero, contrast)]
-    notes = [f"{said}: above the claim {claimed}"]
+    notes = [f"{said}: above the claim {claimed}{lockstep}"]
     notes += [f"{SOURCE}: {ce.summary()}" for ce in named]
     notes.append(f"{len(pairs)} pair{'s' if len(pairs) != 1 else ''} from the accountant "
                  f"before the default pairs; the pair and event are chosen on the selection "
