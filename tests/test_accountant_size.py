@@ -272,11 +272,11 @@ class SharedView(PlantedLazyUCB):
             self.flat = self.N.reshape(-1)
 
 
-class BroadcastPair(_Lazy):
+class BroadcastPair(PlantedLazyUCB):
     """The counts read by the traced pair broadcast against itself (rows[:, None], actions):
     every run's count at every run's action."""
 
-    def _extra(self, t, rows, actions):
+    def _after_sums(self, t, x, rows, actions):
         self.N[rows, actions] += 0 * self.N[rows[:, None], actions].sum(axis=1)  # planted
 
 
@@ -466,7 +466,7 @@ def test_a_planted_break_of_the_round_form_is_found_with_its_line_and_is_not_a_p
     their schedules alike), so only the analysis tells it apart."""
     bound = traced_upper("dp-ucb", variant="corrected", K=2, T=300, policy_class=cls)
     assert not bound.proof and bound.status != PROOF, bound.status
-    line = _planted_line(cls)
+    line = where(cls, "# planted")
     assert any(what in f and line in f for f in bound.findings), (line, bound.findings)
     if cls is OtherArmsItem:
         assert bound.epsilon == pytest.approx(1.0)
