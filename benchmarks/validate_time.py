@@ -26,8 +26,17 @@ the audit's pairs in groups of about 100 000 rounds of runs, and the test's two 
 look), the host's round loop made leaner, the Mann-Whitney test computed directly, the pull
 counts taken stretch by stretch and the audit's distinct outputs found without sorting, against
 the package before those changes (commit 75f4cbc), ``python benchmarks/validate_time.py
---repeats 3 --baseline-src OLD/src`` on the shared 2-core machine at a load average of 1.8 to
-3.4 (the benchmark's own two processes included):
+--repeats 3 --baseline-src OLD/src`` on the 2-core machine with nothing else running (load
+average 0.5 before, 1.6 after: the benchmark's own processes):
+
+| case | validate s | own runs s | ratio | CPU s: auditor, host, own | before: validate s, own s, ratio; CPU s |
+|---|---|---|---|---|---|
+| PlainLazyUCB vs anytime-lazy-ucb, T = 300, 40 runs, at most 1000 audit runs | 3.5 | 2.0 | 1.76 | 2.5, 3.3, 2.0 | 3.8, 2.0, 1.96; 3.5, 3.1, 2.0 |
+| PlainUCB1 vs ucb1, T = 1000, 200 runs, no audit | 1.3 | 0.9 | 1.49 | 0.9, 1.1, 0.9 | 1.8, 0.9, 2.14; 1.6, 1.1, 0.9 |
+| PlainLazyUCB vs anytime-lazy-ucb, T = 300, 40 runs, default audit | 3.4 | 1.9 | 1.78 | 2.5, 3.2, 1.9 | 3.9, 2.0, 1.98; 3.4, 3.2, 2.0 |
+
+The same command earlier, with other work on the machine (load average 1.8 to 3.4, the
+benchmark's own two processes included):
 
 | case | validate s | own runs s | ratio | CPU s: auditor, host, own | before: validate s, own s, ratio; CPU s |
 |---|---|---|---|---|---|
