@@ -21,7 +21,8 @@ from dpbandits.reference.noise import decision, laplace, release
 class PlantedLazyUCB(AnytimeLazyUCB):
     """Anytime-Lazy-UCB with its two releases routed through hooks: ``_draw`` (the noise of
     both releases), ``_first`` (the first reward, l.2), ``_scale`` (the epoch release's scale),
-    ``_statistic`` (the epoch sum released, l.7) and ``_reset_sum`` (the epoch sum emptied after
+    ``_statistic`` (the epoch sum released, l.7), ``_mean`` (the released mean as stored) and
+    ``_reset_sum`` (the epoch sum emptied after
     its release); and two hooks for one added step, ``_on_feedback`` (before anything is
     counted) and ``_after_sums`` (once the round's reward is in the epoch sum, l.5)."""
 
@@ -39,6 +40,10 @@ class PlantedLazyUCB(AnytimeLazyUCB):
 
     def _reset_sum(self, i, j):
         self.Phi[i, j] = 0.0
+
+    def _mean(self, i, j, mean, O):
+        """The released epoch mean as the index reads it (l.7: as released)."""
+        return mean
 
     def _on_feedback(self, t, x, rows, actions):
         """A planted step before anything is counted (nothing here)."""
@@ -66,7 +71,7 @@ class PlantedLazyUCB(AnytimeLazyUCB):
             self.inv_O[i, j] = 1.0 / O
             self.sqrt_inv_O[i, j] = np.sqrt(1.0 / O)
             z = self._draw(self._scale(t, i, j), i.size, t)
-            self.mu_tilde[i, j] = release(self._statistic(i, j), z) / O
+            self.mu_tilde[i, j] = self._mean(i, j, release(self._statistic(i, j), z) / O, O)
             self.r[i, j] += 1
             self.N[i, j] = 0
             self._reset_sum(i, j)

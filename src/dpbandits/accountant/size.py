@@ -43,6 +43,7 @@ from ..reference.symbolic import SymbolicGenerator, SymbolicTracer
 from ..reference.formed import Formed
 from ..reference.forms import Leaf
 from ..reference.locality import Locality
+from ..reference.sight import Outside
 from ..reference.watched import watch
 from . import coverage
 from .tracing import build_policy
@@ -63,11 +64,16 @@ def hold_label(start: tuple[int, ...], a: int) -> str:
 def size_sequences(K: int, T: int, starts: list[tuple[int, ...]], seed: int = 0
                    ) -> list[tuple[str, np.ndarray]]:
     """The sequences traced at size T: for each start (the actions of rounds 1..K the policy
-    accepts), each arm held to the end; then round-robin after the first start, and two seeded
-    random sequences after seeded starts (uniform, and arm 0 favoured 3 to 1)."""
+    accepts), each arm held to the end; then round-robin after the first start, the arms in
+    turn in streaks of doubling length after the last start (a switch after each length of
+    streak, up to T / 2K), and two seeded random sequences after seeded starts (uniform, and
+    arm 0 favoured 3 to 1)."""
     out = [(hold_label(st, a), np.array(list(st) + [a] * (T - K))) for st in starts
            for a in range(K)]
     out.append(("round-robin", np.array(list(starts[0]) + [t % K for t in range(T - K)])))
+    streaks = [a for k in range(max(T, 2).bit_length()) for a in range(K) for _ in range(2 ** k)]
+    out.append(("streaks of 1, 2, 4, ... rounds of each arm in turn",
+                np.array(list(starts[-1]) + streaks[:T - K])))
     rng = np.random.default_rng(seed)
     head = list(starts[int(rng.integers(len(starts)))])
     out.append((f"uniform random (seed {seed})", np.array(head + rng.integers(0, K, T - K).tolist())))
@@ -189,6 +195,7 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
     snapshots: dict[tuple[int, int], np.ndarray] = {}
     cost = tracer.cost.reshape(R, W)
     refused = ""
+    outside = before = None
     checker = Locality(policy, R, K, T, W, tracer.arms) if derive else None
     tracer.locality = checker
     recording = coverage.collecting(covered) if covered is not None else contextlib.nullcontext()
@@ -217,12 +224,22 @@ def symbolic_run(name: str, *, epsilon: float, K: int, T: int, variant: str | No
             except (DPBanditsError, IndexError, ValueError, TypeError) as e:
                 refused = f"the policy refused a traced sequence at round {t} ({e})"
                 break
+            if t == min(K, T) and outside is None:
+                outside = Outside(policy)
+                before = outside.snapshot()
             for h in snap_at.get(t, ()):
                 snapshots[(h, t)] = cost[h].copy()
             if tracer.leaks and t < T:
                 refused = (f"stopped at round {t}, after a read of an unreleased value (every "
                            f"later cell of the sequences is not traced)")
                 break
+        if outside is not None:
+            moved = Outside.changed(before, outside.snapshot())
+            if moved:
+                tracer.findings.append(
+                    f"state outside the policy object changed after the start: "
+                    f"{', '.join(moved[:3])}{' and more' if len(moved) > 3 else ''} (the "
+                    f"analysis does not follow it: docs/accountant.md#fail-closed)")
     tracer.finish()
     laws = [f for f in tracer.findings if "not a declared law as drawn" in f]
     leaks = [f for f in tracer.findings if f not in laws]

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..errors import DPBanditsError, check_epsilon, check_positive_int
 from .noise import laplace, publish, release
+from .sight import for_a_check
 
 __all__ = [
     "laplace",
@@ -116,7 +117,7 @@ class _Grid:
         except ValueError:
             raise DPBanditsError(f"where must index counters of the grid of shape {self.shape}") from None
         flat = np.atleast_1d(flat).astype(np.int64).ravel()
-        checked = np.asarray(flat)  # input checks (their other side a raise), not reads
+        checked = for_a_check(flat)  # input checks (their other side a raise), not reads
         # A negative flat index would silently wrap around to another counter.
         if checked.size and (checked.min() < 0 or checked.max() >= self.size):
             raise DPBanditsError(f"where must index counters 0..{self.size - 1} of the grid")
@@ -128,7 +129,7 @@ class _Grid:
     def _items(values, size: int) -> np.ndarray:
         # asanyarray and subok: a traced item keeps what the accountant follows of it
         x = np.broadcast_to(np.asanyarray(values, dtype=float), (size,), subok=True)
-        plain = np.asarray(x)       # the domain check is not a read of the items' values
+        plain = for_a_check(x)      # the domain check is not a read of the items' values
         if size and not (plain.min() >= 0.0 and plain.max() <= 1.0):
             raise DPBanditsError("counter items must lie in [0, 1] with no NaN")
         return x
@@ -232,7 +233,7 @@ class BinaryCounter(_Grid):
     def insert(self, where, values) -> None:
         flat = self._flat(where)
         x = self._items(values, flat.size)
-        if flat.size and np.asarray(self.n[flat]).max() >= self.horizon:
+        if flat.size and for_a_check(self.n[flat]).max() >= self.horizon:
             raise DPBanditsError(f"a binary counter holds at most horizon = {self.horizon} items")
         self.n[flat] += 1
         alpha, alpha_hat = self.alpha[flat], self.alpha_hat[flat]

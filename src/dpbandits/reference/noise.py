@@ -48,6 +48,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from . import sight as _sight
 from . import watched as _watched
 from .tracer import (NOISE_PROBE, ArgmaxOnly, DivergedRuns, LockstepGenerator, Release,
                      Tracer)
@@ -150,7 +151,8 @@ def tracing(tracer: "Tracer") -> Iterator["Tracer"]:
         raise RuntimeError("a tracer is already active")
     _watched.ACTIVE = tracer
     try:
-        yield tracer
+        with _sight.plain_makers(_sight.user_modules()):
+            yield tracer
     finally:
         _watched.ACTIVE = None
 

@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import DPBanditsError, check_epsilon, check_positive_int, check_rng
 from ..limits import check_arms
 from .noise import decision
+from .sight import for_a_check
 from .declarations import AuditDesign, AuditPreset, Declined, KnownPairs, TraceSetting
 from .domains import Domain, check_declared
 from .privacy import PrivacyClaim, Variant
@@ -155,7 +156,7 @@ class PolicyBase:
         shape = (self.runs,) if self.feedback == "bandit" else (self.runs, self.K)
         if x.shape != shape:
             raise DPBanditsError(f"feedback for {self.name} must have shape {shape}, got {x.shape}")
-        plain = np.asarray(x)       # the domain check is not a read of the rewards' values
+        plain = for_a_check(x)      # the domain check is not a read of the rewards' values
         if plain.size and not (plain.min() >= 0.0 and plain.max() <= 1.0):
             raise DPBanditsError(f"rewards must lie in [0, 1] with no NaN (round t = {t})")
         return x

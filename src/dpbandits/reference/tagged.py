@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from . import watched
+from . import sight, watched
 from .arguments import flat as _flat
 from .formed import Formed
 
@@ -157,6 +157,7 @@ class Runs(np.ndarray):
     ``public`` constants, ``float`` state or released values, a reduction ``across`` runs, or
     ``any`` of a mask) and, along axis 0, the positions of the runs it holds (``_pos``)."""
 
+    _followed = True
     _kind: str = _PUBLIC
     _pos: np.ndarray | None = None
     _runs: frozenset | None = None
@@ -302,6 +303,16 @@ class Runs(np.ndarray):
     def fill(self, value):  # type: ignore[override]
         self._demote()
         self.view(np.ndarray).fill(value)
+
+    def view(self, *args, **kwargs):  # type: ignore[override]
+        if watched.ACTIVE is not None and watched.to_plain(args, kwargs):
+            sight.moved_out([self], ".view(np.ndarray)")
+        return np.ndarray.view(self, *args, **kwargs)
+
+    def __iter__(self):
+        if watched.ACTIVE is not None:
+            sight.moved_out([self], "iteration")
+        return np.ndarray.__iter__(self)
 
     def __bool__(self) -> bool:
         value = bool(self.view(np.ndarray))

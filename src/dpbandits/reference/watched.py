@@ -28,8 +28,11 @@ ACTIVE = None
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _OURS = {os.path.join(_HERE, name)
          for name in ("watched.py", "forms.py", "formed.py", "tracer.py", "symbolic.py",
-                      "noise.py", "intervals.py")}
+                      "noise.py", "intervals.py", "tagged.py", "locality.py", "sight.py")}
 
+
+_ACCOUNTANT = os.path.join(os.path.dirname(_HERE), "accountant") + os.sep
+"""The accountant's package: its tracers' code, never the traced code."""
 
 _SKIPPED: dict[str, bool] = {}
 """Per file name: whether :func:`_site` passes over its frames (ours or numpy's)."""
@@ -38,7 +41,8 @@ _SKIPPED: dict[str, bool] = {}
 def _skipped(filename: str) -> bool:
     known = _SKIPPED.get(filename)
     if known is None:
-        known = _SKIPPED[filename] = (os.path.abspath(filename) in _OURS
+        path = os.path.abspath(filename)
+        known = _SKIPPED[filename] = (path in _OURS or path.startswith(_ACCOUNTANT)
                                       or f"{os.sep}numpy{os.sep}" in filename)
     return known
 
@@ -142,6 +146,9 @@ class Watched(np.ndarray):
     :class:`Watched`; a value moved into a Python number or into a fresh plain array is no longer
     followed (docs/accountant.md#what-the-tracer-cannot-see)."""
 
+    _followed = True
+    """Arrays of this class are followed by the tracers (:mod:`~dpbandits.reference.sight`)."""
+
     _iv = None
     """The interval shadow (:class:`~dpbandits.reference.intervals.Shadow`) of a value that went
     through a nonlinear map, under a tracer with ``intervals``; None: affine in the rewards."""
@@ -237,6 +244,16 @@ class Watched(np.ndarray):
                 return result
         return _wrap(func(*plain_args, **plain_kwargs))
 
+    def view(self, *args, **kwargs):  # type: ignore[override]
+        if ACTIVE is not None and to_plain(args, kwargs):
+            _sight.moved_out([self], ".view(np.ndarray)")
+        return np.ndarray.view(self, *args, **kwargs)
+
+    def __iter__(self):
+        if ACTIVE is not None:
+            _sight.moved_out([self], "iteration")
+        return np.ndarray.__iter__(self)
+
     def _read_as(self, what: str) -> None:
         if ACTIVE is not None:
             if isinstance(self, Draw):
@@ -309,6 +326,9 @@ class Watched(np.ndarray):
         plain_key = key.view(np.ndarray) if isinstance(key, Watched) else (
             _unwrap(key) if isinstance(key, (tuple, list)) else key)
         out = np.ndarray.__getitem__(self, plain_key)
+        if ACTIVE is not None and not isinstance(out, np.ndarray) and \
+                not _skipped(sys._getframe(1).f_code.co_filename):
+            self._read_as("an element moved into a Python number")     # a plain scalar
         if isinstance(out, Watched) and ACTIVE is not None and ACTIVE.intervals:
             if self._iv is not None:
                 out._iv = intervals.index(self._iv, plain_key)
@@ -366,6 +386,13 @@ class Watched(np.ndarray):
     @property
     def T(self):  # type: ignore[override]
         return self.transpose()
+
+
+def to_plain(args, kwargs) -> bool:
+    """Whether ``view(*args, **kwargs)`` makes an array of a class the tracers do not follow."""
+    kind = args[-1] if args else kwargs.get("type", kwargs.get("dtype"))
+    return (isinstance(kind, type) and issubclass(kind, np.ndarray)
+            and not getattr(kind, "_followed", False))
 
 
 def _basic(key) -> bool:
@@ -471,3 +498,6 @@ def _watchable(value) -> bool:
             and kind.__module__.startswith("dpbandits.reference"))
     return known
 
+
+
+from . import sight as _sight  # noqa: E402  (it reads this module's tracer at call time)
