@@ -212,7 +212,8 @@ def test_combine_ignores_untestable_and_undecided_readings():
     assert combine(["not testable", "contradicted"]) == "contradicted"
     assert combine(["not testable"]) == "not testable"
     assert combine(["supported", "inconclusive at this size"]) == "supported"
-    assert combine(["could not fail", "inconclusive at this size"]) == "could not fail"
+    assert combine(["could not fail", "inconclusive at this size"]) == "inconclusive at this size"
+    assert combine(["could not fail", "not testable"]) == "could not fail"
     assert combine(["supported", "contradicted", "not testable"]) == "depends on reading"
 
 

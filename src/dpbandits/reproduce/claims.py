@@ -179,9 +179,9 @@ def combine(verdicts: Sequence[str], leans: Sequence[str] | None = None) -> str:
     (inconclusive) reading whose point estimate lies on the other side of the margin from the
     decided ones (``leans``, :attr:`~dpbandits.reproduce.outcome.Outcome.leans`) makes it
     ``inconclusive at this size``: what that reading would decide is not known, and it points
-    the other way. None decided: ``could not fail`` or ``could not pass`` when a reading passed
-    (failed) only a test that could not have failed (passed), else ``inconclusive at this size``
-    when a reading was testable, else ``not testable``."""
+    the other way. None decided: ``inconclusive at this size`` when a reading was undecided (more
+    runs could decide it), else ``could not fail`` or ``could not pass`` when a reading passed
+    (failed) only a test that could not have failed (passed), else ``not testable``."""
     decided = {v for v in verdicts if v in DECIDED}
     against = {SUPPORTED: "contradict", CONTRADICTED: "support"}
     if len(decided) == 1:
@@ -192,7 +192,7 @@ def combine(verdicts: Sequence[str], leans: Sequence[str] | None = None) -> str:
         return verdict
     if decided:
         return DEPENDS
-    for verdict in (COULD_NOT_FAIL, COULD_NOT_PASS, INCONCLUSIVE):
+    for verdict in (INCONCLUSIVE, COULD_NOT_FAIL, COULD_NOT_PASS):
         if verdict in verdicts:
             return verdict
     return NOT_TESTABLE
