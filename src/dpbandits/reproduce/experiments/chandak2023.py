@@ -181,8 +181,9 @@ def _experiments() -> list[Experiment]:
                (read("over the plot's last decade, n/10 to n",
                      lambda m: both(converges("dpucb-mat", m), converges("dpts-mat", m)), "converges"),),
                word="converges", quote=converge_quote, where=app_a5,
-               why="a limit stated of a finite plot: read as the plotted quantity settling over the "
-                   "last decade of the logarithmic axis"),
+               why="a limit stated of a finite plot, read on its last decade of the logarithmic "
+                   "axis: R_n / ln n converges when regret grows at most like (ln n)^m there (a "
+                   "regret c ln n passes, c ln^2 n fails; docs/lexicon.md)"),
          Claim("R_n / ln n of DPUCB-MAT and DPTS-MAT converge at different rates",
                (read("the plotted values at the plot's last round",
                      lambda m: ratio_outside(per_log_n, "R_n / ln n at n", "dpucb-mat", "dpts-mat", m),
