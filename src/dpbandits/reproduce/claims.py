@@ -24,8 +24,8 @@ step-down correction over every p-value of every reading of the page,
 * ``not testable``: the data or quantity is absent, named.
 
 The claim's verdict is taken over its decided readings only (:func:`combine`), unless an undecided
-reading's point estimate lies on the other side of the margin, and each claim and reading carries the margin (or, for a word with no margin, the level) at which it would flip
-(:class:`Flip`).
+reading's point estimate lies on the other side of the margin, and each claim and reading carries
+the margin (or, for a word with no margin, the level) at which it would flip (:class:`Flip`).
 
 The pieces a check works with have modules of their own: :mod:`~dpbandits.reproduce.cells`, the
 simulated runs a check reads (:class:`Cells`), and :mod:`~dpbandits.reproduce.outcome`, the
@@ -44,7 +44,8 @@ from .cells import Cells
 from .outcome import POWER, Component, Outcome, all_of, any_of, component
 
 __all__ = ["VERDICTS", "SUPPORTED", "CONTRADICTED", "DEPENDS", "INCONCLUSIVE", "NOT_TESTABLE",
-           "COULD_NOT_FAIL", "COULD_NOT_PASS", "CLOSE", "Tested", "Page", "NEAR_MARGIN", "NEAR_LEVEL", "SEEDS",
+           "COULD_NOT_FAIL", "COULD_NOT_PASS", "CLOSE", "Tested", "Page", "NEAR_MARGIN",
+           "NEAR_LEVEL", "SEEDS",
            "ALPHA", "Cells", "Component", "Outcome", "Verdict", "ReadingVerdict", "judge",
            "combine", "component", "any_of", "all_of"]
 
@@ -54,6 +55,8 @@ COULD_NOT_FAIL, COULD_NOT_PASS = "could not fail", "could not pass"
 VERDICTS = (SUPPORTED, CONTRADICTED, DEPENDS, INCONCLUSIVE, COULD_NOT_FAIL, COULD_NOT_PASS,
             NOT_TESTABLE)
 DECIDED = (SUPPORTED, CONTRADICTED)
+AGAINST = {SUPPORTED: "contradict", CONTRADICTED: "support"}
+"""The lean (:attr:`~dpbandits.reproduce.outcome.Outcome.leans`) that points away from a verdict."""
 CLOSE = 1.25
 """The closeness margin of the lexicon (:mod:`~dpbandits.reproduce.lexicon`, docs/lexicon.md):
 two quantities are close when their ratio lies within [1/1.25, 1.25]; a supported reading's power
@@ -183,10 +186,9 @@ def combine(verdicts: Sequence[str], leans: Sequence[str] | None = None) -> str:
     runs could decide it), else ``could not fail`` or ``could not pass`` when a reading passed
     (failed) only a test that could not have failed (passed), else ``not testable``."""
     decided = {v for v in verdicts if v in DECIDED}
-    against = {SUPPORTED: "contradict", CONTRADICTED: "support"}
     if len(decided) == 1:
         (verdict,) = decided
-        if any(v == INCONCLUSIVE and lean == against[verdict]
+        if any(v == INCONCLUSIVE and lean == AGAINST[verdict]
                for v, lean in zip(verdicts, leans or [""] * len(verdicts))):
             return INCONCLUSIVE
         return verdict
@@ -421,12 +423,11 @@ def _claim_verdict(text: str, verdict: str, judged: list[ReadingVerdict], flip: 
         undecided = [r.reading for r in judged if r.verdict not in DECIDED]
         if verdict in DECIDED and undecided:
             evidence += ("; undecided, so not counted: " + "; ".join(f"'{u}'" for u in undecided))
-        side = {SUPPORTED: "contradict", CONTRADICTED: "support"}
         decided = {r.verdict for r in judged if r.verdict in DECIDED}
         if verdict == INCONCLUSIVE and len(decided) == 1:
             (way,) = decided
             pointing = [r.reading for r, lean in zip(judged, leans)
-                        if r.verdict == INCONCLUSIVE and lean == side[way]]
+                        if r.verdict == INCONCLUSIVE and lean == AGAINST[way]]
             evidence += (f"; {way} where decided, but the point estimate of "
                          + "; ".join(f"'{u}'" for u in pointing)
                          + f" lies on the other side of the margin (undecided): not {way} alone")
