@@ -7,9 +7,11 @@ check is a stated statistical test over the runs. A page's claims are judged tog
 for multiplicity. Each claim quotes the paper's sentence and names its outcome word, whose test
 and margin the lexicon fixes for every paper; its readings differ only in what the paper leaves
 unstated (a parameter, a rule, a horizon). Each reading gets ``supported``, ``contradicted``,
-``inconclusive at this size`` (with the runs that would decide it), ``could not fail`` (with
-why) or ``not testable`` (with the absent data), and the claim's verdict combines its decided
-readings (:func:`~dpbandits.reproduce.claims.combine`), with the margin at which it would flip.
+``inconclusive at this size`` (with the runs that would decide it), ``could not fail`` or
+``could not pass`` (with why: a test that could not have failed, or a degenerate stand-in that
+decides nothing either way) or ``not testable`` (with the absent data), and the claim's verdict
+combines its decided readings, weighing an undecided one that points the other way
+(:func:`~dpbandits.reproduce.claims.combine`), with the margin at which it would flip.
 Our own checks (the regret bounds) are judged and tallied apart from the papers' claims.
 
 The package's modules:

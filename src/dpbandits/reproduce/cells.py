@@ -23,7 +23,8 @@ class Cells:
 
     A cell holds ``t`` (checkpoints), ``mean``, ``low``, ``high`` (mean and 95% band at each
     checkpoint), ``runs``, ``optimal`` and ``per_run``: one list per run of its regret at every
-    checkpoint."""
+    checkpoint, and ``realised_final``: each run's realised regret at the horizon, sum_t (mu* -
+    r_t) over the rewards it obtained (:mod:`dpbandits.reference.engine`)."""
 
     def __init__(self, data: dict[tuple[str, float], dict[str, Any]], experiment: Experiment):
         self.data, self.experiment = _Recorded(data), experiment
@@ -51,8 +52,11 @@ class Cells:
         """The checkpoints and every run's regret at each, shape (runs, checkpoints)."""
         return self._arrays(label, epsilon)
 
-    def finals(self, label: str, epsilon: float) -> np.ndarray:
-        """Each run's regret at the horizon."""
+    def finals(self, label: str, epsilon: float, regret: str = "pseudo") -> np.ndarray:
+        """Each run's regret at the horizon: pseudo-regret (the plotted curves' quantity) or, with
+        ``regret="realised"``, realised regret."""
+        if regret == "realised":
+            return np.asarray(self.data[(label, epsilon)]["realised_final"], dtype=float)
         return self.per_run(label, epsilon, 1.0)
 
     def mean(self, label: str, epsilon: float, fraction: float = 1.0) -> float:

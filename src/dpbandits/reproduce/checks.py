@@ -19,14 +19,16 @@ from .claims import Cells, Check, Component, Outcome, all_of, any_of, component
 __all__ = ["ratio_at_most", "ratio_at_least", "ratio_within", "flat_in_epsilon", "trend_down",
            "growth_at_most", "shortfall_falls", "early_lead_then_caught", "below_bound",
            "range_at_most", "range_at_least", "value_within", "ratio_outside",
-           "quantity_within", "return_rise", "on_real_data", "both", "not_testable", "uniform_regret",
+           "quantity_within", "return_at_least", "return_rise", "on_real_data", "both", "not_testable", "uniform_regret",
            "degenerate"]
 
 PAIRED = ("one-sided t-tests on per-run differences (run i of every curve sees the same reward "
           "draws; runs independent; mean of the differences close to normal)")
 DEGENERATE = 0.9
 """A curve whose mean final regret is at least this fraction of uniform play's is degenerate: it
-plays almost uniformly, and a comparison that only needs it to be worst cannot fail."""
+plays almost uniformly. A comparison that only needs it to be worst cannot fail; a claim about it
+(it is better, its gap does not grow, its range reaches a number) decides nothing either way:
+supported, it could not fail, contradicted, it could not pass."""
 
 
 def _fmt(x: float) -> str:
@@ -57,9 +59,11 @@ def uniform_regret(cells: Cells) -> float | None:
     return float(cells.horizon * (means.max() - means).mean())
 
 
-def degenerate(cells: Cells, labels: Sequence[str], epsilons: Sequence[float]) -> str:
-    """Why a comparison that needs ``labels`` to be worst cannot fail ('' when it can): each of
-    them plays almost uniformly (mean final regret at least 90% of uniform play's)."""
+def degenerate(cells: Cells, labels: Sequence[str], epsilons: Sequence[float],
+               about: bool = False) -> str:
+    """Why ``labels`` decide nothing ('' when they do): each of them plays almost uniformly (mean
+    final regret at least 90% of uniform play's). ``about``: the claim is about them (a stand-in
+    that decides it neither way), else they are comparators that need only be worst."""
     uniform = uniform_regret(cells)
     if uniform is None or not labels:
         return ""
@@ -70,9 +74,11 @@ def degenerate(cells: Cells, labels: Sequence[str], epsilons: Sequence[float]) -
             if mean < DEGENERATE * uniform:
                 return ""
             shown.append(f"{label} {_fmt(mean)} at eps={eps:g}")
+    consequence = ("a claim about it decides nothing either way at this size" if about else
+                   "being worse than it, or it being worst, says nothing about the algorithms "
+                   "compared")
     return (f"our {', '.join(dict.fromkeys(labels))} plays almost uniformly ({'; '.join(shown)} "
-            f"against uniform play's {_fmt(uniform)}): being worse than it, or it being worst, "
-            f"says nothing about the algorithms compared")
+            f"against uniform play's {_fmt(uniform)}): {consequence}")
 
 
 def ratio_at_most(a: str, others, m: float, epsilons=None, degenerate_check: bool = True) -> Check:
@@ -94,14 +100,15 @@ def ratio_at_most(a: str, others, m: float, epsilons=None, degenerate_check: boo
         return Outcome(tuple(support), tuple(contradict),
                        f"{a}'s mean final regret at most {m:.4g} x each comparator's: {PAIRED}",
                        "; ".join(shown),
-                       cannot_fail=degenerate(cells, bs, eps_list) if degenerate_check else "")
+                       cannot_fail=degenerate(cells, bs, eps_list) if degenerate_check else "",
+                       stand_in=degenerate(cells, (a,), eps_list, about=True))
     return check
 
 
 def ratio_at_least(a: str, others, m: float, epsilons=None) -> Check:
     """``a``'s mean final regret is at least ``m`` times each of ``others``' (every other curve
     when None): supported when every ``A - m B`` is significantly positive, contradicted when one
-    ``m B - A`` is. Cannot fail when ``a`` plays almost uniformly (:func:`degenerate`)."""
+    ``m B - A`` is. Decides nothing when ``a`` plays almost uniformly (:func:`degenerate`)."""
     def check(cells: Cells) -> Outcome:
         support, contradict, shown = [], [], []
         bs = _others(cells, a, others)
@@ -116,7 +123,7 @@ def ratio_at_least(a: str, others, m: float, epsilons=None) -> Check:
                              f"{_fmt(x.mean() / y.mean()) if y.mean() > 0 else 'inf'})")
         return Outcome(tuple(support), tuple(contradict),
                        f"{a}'s mean final regret at least {m:.4g} x each comparator's: {PAIRED}",
-                       "; ".join(shown), cannot_fail=degenerate(cells, (a,), eps_list))
+                       "; ".join(shown), stand_in=degenerate(cells, (a,), eps_list, about=True))
     return check
 
 
@@ -184,6 +191,31 @@ def quantity_within(quantity: Callable[[Cells, str], np.ndarray], name: str, a: 
     return check
 
 
+def return_at_least(a: str, others: Sequence[str], m: float, epsilons=None) -> Check:
+    """On a plot of the expected per-round return f* - R_n / n: ``a``'s plotted return at the
+    plot's last round is at least each of ``others``' minus ``m`` f* (``m`` a fraction of the
+    optimal return, the plot's reference line), at each epsilon. Per-run ``(R_B - R_A) / n + m
+    f*``: significantly positive supports, ``(R_A - R_B) / n - m f*`` significantly positive
+    contradicts. One-sided: a higher return never contradicts it."""
+    def check(cells: Cells) -> Outcome:
+        support, contradict, shown = [], [], []
+        n = cells.horizon
+        for eps in _eps(cells, epsilons):
+            optimal = cells.optimal(a, eps)
+            x = optimal - cells.finals(a, eps) / n
+            for b in others:
+                y = optimal - cells.finals(b, eps) / n
+                support.append(component(f"{a} - {b} + {m:.4g} f* at eps={eps:g}", x - y + m * optimal))
+                contradict.append(component(f"{b} - {a} - {m:.4g} f* at eps={eps:g}", y - x - m * optimal))
+                shown.append(f"eps={eps:g}: per-round return at n = {n:,}: {a} {_fmt(x.mean())}, "
+                             f"{b} {_fmt(y.mean())}, optimal {_fmt(optimal)} (difference "
+                             f"{_fmt((y.mean() - x.mean()) / optimal * 100)}% of the optimal return)")
+        return Outcome(tuple(support), tuple(contradict),
+                       f"{a}'s plotted per-round return at the last round at least each "
+                       f"comparator's minus {m:.4g} x the optimal return: {PAIRED}", "; ".join(shown))
+    return check
+
+
 def return_rise(cells: Cells, label: str) -> np.ndarray:
     """Each run's rise of the plotted per-round return over the last half of the horizon,
     R_{n/2} / (n/2) - R_n / n (at the experiment's first epsilon)."""
@@ -236,7 +268,8 @@ def growth_at_most(a: str, b: str, m: float, epsilons=None) -> Check:
     ``m gap(T/2) - gap(T)``: significantly positive supports, negative contradicts."""
     def check(cells: Cells) -> Outcome:
         support, contradict, shown = [], [], []
-        for eps in _eps(cells, epsilons):
+        eps_list = _eps(cells, epsilons)
+        for eps in eps_list:
             half = cells.per_run(a, eps, 0.5) - cells.per_run(b, eps, 0.5)
             full = cells.finals(a, eps) - cells.finals(b, eps)
             support.append(component(f"{m:.4g} gap(T/2) - gap(T) at eps={eps:g}", m * half - full))
@@ -244,7 +277,7 @@ def growth_at_most(a: str, b: str, m: float, epsilons=None) -> Check:
             shown.append(f"eps={eps:g}: gap {_fmt(half.mean())} at T/2, {_fmt(full.mean())} at T")
         return Outcome(tuple(support), tuple(contradict),
                        f"t-test on per-run gap(T) against {m:.4g} x gap(T/2); {PAIRED}",
-                       "; ".join(shown))
+                       "; ".join(shown), stand_in=degenerate(cells, (a,), eps_list, about=True))
     return check
 
 
@@ -347,17 +380,19 @@ def _exact(label: str, holds: bool, estimate: float, n: int) -> Component:
     return Component(label, estimate, 0.0, n, 0.0 if holds else 1.0)
 
 
-def range_at_most(labels: tuple[str, ...], limit: float, runs: int, epsilons=None) -> Check:
-    """The best-to-worst range of final regret over the runs is at most ``limit`` for every curve
-    in ``labels``, a number read off ``runs`` runs. Decided exactly on the observed runs: a range
+def range_at_most(labels: tuple[str, ...], limit: float, runs: int, epsilons=None,
+                  regret: str = "pseudo") -> Check:
+    """The best-to-worst range of final ``regret`` (pseudo or realised) over the runs is at most
+    ``limit`` for every curve in ``labels``, a number read off ``runs`` runs. Decided exactly on the observed runs: a range
     only grows as runs are added, so a range above ``limit`` contradicts at any number of runs,
     and one at or under it supports only with at least ``runs`` runs."""
     def check(cells: Cells) -> Outcome:
         support, contradict, shown = [], [], []
         enough = cells.runs >= runs
-        for eps in _eps(cells, epsilons):
+        eps_list = _eps(cells, epsilons)
+        for eps in eps_list:
             for label in labels:
-                finals = cells.finals(label, eps)
+                finals = cells.finals(label, eps, regret)
                 spread = float(finals.max() - finals.min())
                 support.append(_exact(f"{limit:.4g} - range of {label} at eps={eps:g}",
                                       enough and spread <= limit, limit - spread, cells.runs))
@@ -367,22 +402,26 @@ def range_at_most(labels: tuple[str, ...], limit: float, runs: int, epsilons=Non
         note = "" if enough else (f"a range under {limit:.4g} supports the claim only at the "
                                   f"paper's {runs} runs (here {cells.runs})")
         return Outcome(tuple(support), tuple(contradict),
-                       f"the observed best-to-worst range of final regret over the runs, exactly "
-                       f"(at most {limit:.4g} with at least {runs} runs supports; above it "
-                       f"contradicts)", f"range over {cells.runs} runs: " + ", ".join(shown),
-                       note=note, exact=True)
+                       f"the observed best-to-worst range of final {regret} regret over the runs, "
+                       f"exactly (at most {limit:.4g} with at least {runs} runs supports; above it "
+                       f"contradicts)", f"range of {regret} regret over {cells.runs} runs: "
+                       + ", ".join(shown), note=note, exact=True,
+                       cannot_fail="; ".join(filter(None, (degenerate(cells, (label,), eps_list)
+                                                           for label in labels))))
     return check
 
 
-def range_at_least(label: str, limit: float, runs: int, epsilons=None) -> Check:
-    """The best-to-worst range of ``label``'s final regret reaches ``limit``: at least ``limit``
-    supports at any number of runs; below it with at least ``runs`` runs contradicts."""
+def range_at_least(label: str, limit: float, runs: int, epsilons=None,
+                   regret: str = "pseudo") -> Check:
+    """The best-to-worst range of ``label``'s final ``regret`` (pseudo or realised) reaches
+    ``limit``: at least ``limit`` supports at any number of runs; below it with at least ``runs``
+    runs contradicts. Cannot pass when ``label`` plays almost uniformly (:func:`degenerate`)."""
     def check(cells: Cells) -> Outcome:
         support, contradict, shown = [], [], []
         enough = cells.runs >= runs
         eps_list = _eps(cells, epsilons)
         for eps in eps_list:
-            finals = cells.finals(label, eps)
+            finals = cells.finals(label, eps, regret)
             spread = float(finals.max() - finals.min())
             support.append(_exact(f"range of {label} - {limit:.4g} at eps={eps:g}",
                                   spread >= limit, spread - limit, cells.runs))
@@ -391,13 +430,12 @@ def range_at_least(label: str, limit: float, runs: int, epsilons=None) -> Check:
             shown.append(f"{label} {_fmt(spread)} at eps={eps:g}")
         note = "" if enough else (f"a range under {limit:.4g} contradicts only at the paper's "
                                   f"{runs} runs (here {cells.runs})")
-        uniform = degenerate(cells, (label,), eps_list)
         return Outcome(tuple(support), tuple(contradict),
-                       f"the observed best-to-worst range of final regret over the runs, exactly "
-                       f"(at least {limit:.4g} supports; under it with at least {runs} runs "
-                       f"contradicts)", f"range over {cells.runs} runs: " + ", ".join(shown)
-                       + (f"; note: {uniform.split(':')[0]}, so its runs differ little" if uniform else ""),
-                       note=note, exact=True)
+                       f"the observed best-to-worst range of final {regret} regret over the runs, "
+                       f"exactly (at least {limit:.4g} supports; under it with at least {runs} runs "
+                       f"contradicts)", f"range of {regret} regret over {cells.runs} runs: "
+                       + ", ".join(shown), note=note, exact=True,
+                       stand_in=degenerate(cells, (label,), eps_list, about=True))
     return check
 
 
@@ -425,7 +463,8 @@ def both(*checks: Check) -> Check:
                        "; ".join(dict.fromkeys(o.test for o in outcomes)),
                        "; ".join(o.evidence for o in outcomes),
                        note="; ".join(o.note for o in outcomes if o.note),
-                       cannot_fail="; ".join(o.cannot_fail for o in outcomes if o.cannot_fail))
+                       cannot_fail="; ".join(o.cannot_fail for o in outcomes if o.cannot_fail),
+                       stand_in="; ".join(o.stand_in for o in outcomes if o.stand_in))
     return check
 
 

@@ -16,14 +16,16 @@ step-down correction over every p-value of every reading of the page,
 * ``contradicted``: significantly the other way for at least one component (Bonferroni over the
   components inside the reading);
 * ``could not fail``: supported by a test that could not have failed (a comparison with a
-  stand-in that plays almost uniformly, or no margin near the word's would contradict it);
+  stand-in that plays almost uniformly, or a test with no contradicting side);
+* ``could not pass``: its mirror, contradicted where the algorithm the claim is about is, in our
+  run, a degenerate stand-in (it plays almost uniformly); not counted as contradicted;
 * ``inconclusive at this size``: neither, with the number of runs per curve that would decide it,
   estimated from the observed mean and spread (80% power at the Bonferroni level of the page);
 * ``not testable``: the data or quantity is absent, named.
 
-The claim's verdict is taken over its decided readings only (:func:`combine`), and each claim and
-reading carries the margin (or, for a word with no margin, the level) at which it would flip
-(:class:`Flip`).
+The claim's verdict is taken over its decided readings only (:func:`combine`), unless an undecided
+reading's point estimate lies on the other side of the margin, and each claim and reading carries
+the margin (or, for a word with no margin, the level) at which it would flip (:class:`Flip`).
 
 The pieces a check works with have modules of their own: :mod:`~dpbandits.reproduce.cells`, the
 simulated runs a check reads (:class:`Cells`), and :mod:`~dpbandits.reproduce.outcome`, the
@@ -42,15 +44,19 @@ from .cells import Cells
 from .outcome import POWER, Component, Outcome, all_of, any_of, component
 
 __all__ = ["VERDICTS", "SUPPORTED", "CONTRADICTED", "DEPENDS", "INCONCLUSIVE", "NOT_TESTABLE",
-           "COULD_NOT_FAIL", "CLOSE", "Tested", "Page", "NEAR_MARGIN", "NEAR_LEVEL", "SEEDS",
+           "COULD_NOT_FAIL", "COULD_NOT_PASS", "CLOSE", "Tested", "Page", "NEAR_MARGIN",
+           "NEAR_LEVEL", "SEEDS",
            "ALPHA", "Cells", "Component", "Outcome", "Verdict", "ReadingVerdict", "judge",
            "combine", "component", "any_of", "all_of"]
 
 SUPPORTED, CONTRADICTED, DEPENDS = "supported", "contradicted", "depends on reading"
 INCONCLUSIVE, NOT_TESTABLE = "inconclusive at this size", "not testable"
-COULD_NOT_FAIL = "could not fail"
-VERDICTS = (SUPPORTED, CONTRADICTED, DEPENDS, INCONCLUSIVE, COULD_NOT_FAIL, NOT_TESTABLE)
+COULD_NOT_FAIL, COULD_NOT_PASS = "could not fail", "could not pass"
+VERDICTS = (SUPPORTED, CONTRADICTED, DEPENDS, INCONCLUSIVE, COULD_NOT_FAIL, COULD_NOT_PASS,
+            NOT_TESTABLE)
 DECIDED = (SUPPORTED, CONTRADICTED)
+AGAINST = {SUPPORTED: "contradict", CONTRADICTED: "support"}
+"""The lean (:attr:`~dpbandits.reproduce.outcome.Outcome.leans`) that points away from a verdict."""
 CLOSE = 1.25
 """The closeness margin of the lexicon (:mod:`~dpbandits.reproduce.lexicon`, docs/lexicon.md):
 two quantities are close when their ratio lies within [1/1.25, 1.25]; a supported reading's power
@@ -170,22 +176,27 @@ class Verdict:
     """(seed, verdict) on seeds 0-4 when the verdict is near its flip point (empty otherwise)."""
 
 
-def combine(verdicts: Sequence[str]) -> str:
+def combine(verdicts: Sequence[str], leans: Sequence[str] | None = None) -> str:
     """The claim's verdict over its **decided** readings (supported or contradicted): all support,
-    ``supported``; all contradict, ``contradicted``; both, ``depends on reading``; none decided,
-    ``could not fail`` when a reading passed only a test that could not fail, else ``inconclusive
-    at this size`` when a reading was testable, else ``not testable``."""
+    ``supported``; all contradict, ``contradicted``; both, ``depends on reading``. An undecided
+    (inconclusive) reading whose point estimate lies on the other side of the margin from the
+    decided ones (``leans``, :attr:`~dpbandits.reproduce.outcome.Outcome.leans`) makes it
+    ``inconclusive at this size``: what that reading would decide is not known, and it points
+    the other way. None decided: ``inconclusive at this size`` when a reading was undecided (more
+    runs could decide it), else ``could not fail`` or ``could not pass`` when a reading passed
+    (failed) only a test that could not have failed (passed), else ``not testable``."""
     decided = {v for v in verdicts if v in DECIDED}
-    if decided == {SUPPORTED}:
-        return SUPPORTED
-    if decided == {CONTRADICTED}:
-        return CONTRADICTED
+    if len(decided) == 1:
+        (verdict,) = decided
+        if any(v == INCONCLUSIVE and lean == AGAINST[verdict]
+               for v, lean in zip(verdicts, leans or [""] * len(verdicts))):
+            return INCONCLUSIVE
+        return verdict
     if decided:
         return DEPENDS
-    if COULD_NOT_FAIL in verdicts:
-        return COULD_NOT_FAIL
-    if INCONCLUSIVE in verdicts:
-        return INCONCLUSIVE
+    for verdict in (INCONCLUSIVE, COULD_NOT_FAIL, COULD_NOT_PASS):
+        if verdict in verdicts:
+            return verdict
     return NOT_TESTABLE
 
 
@@ -194,9 +205,10 @@ Readings = Sequence["tuple[str, Outcome] | Tested"]
 
 def _reading_base(outcome: Outcome, support: bool, contradict: bool) -> str:
     if contradict:
-        return CONTRADICTED
+        return COULD_NOT_PASS if outcome.stand_in else CONTRADICTED
     if support:
-        return COULD_NOT_FAIL if (outcome.cannot_fail or not outcome.contradict) else SUPPORTED
+        return (COULD_NOT_FAIL if (outcome.cannot_fail or outcome.stand_in or not outcome.contradict)
+                else SUPPORTED)
     return INCONCLUSIVE
 
 
@@ -246,7 +258,7 @@ class Page:
 
     def verdict_with(self, i: int, outcomes: Sequence[Outcome]) -> str:
         """Claim ``i``'s verdict were its readings' outcomes ``outcomes``."""
-        return combine(self._verdicts(self._with(i, outcomes), i, outcomes, self.alpha))
+        return _combined(self._verdicts(self._with(i, outcomes), i, outcomes, self.alpha), outcomes)
 
     def verdicts(self) -> list[Verdict]:
         return [self._claim(i) for i in range(len(self.claims))]
@@ -257,10 +269,11 @@ class Page:
         base = self._verdicts(self.p, i, outcomes, self.alpha)
         judged = []
         for j, (r, v) in enumerate(zip(readings, base)):
-            flip = self._flip(i, [j], base[j], lambda vs, j=j: vs[j])
+            flip = self._flip(i, [j], base[j], lambda vs, os, j=j: vs[j])
             judged.append(self._reading(r, v, flip))
-        claim_flip = self._flip(i, range(len(readings)), combine(base), combine)
-        return _claim_verdict(text, combine([r.verdict for r in judged]), judged, claim_flip)
+        claim_flip = self._flip(i, range(len(readings)), _combined(base, outcomes), _combined)
+        verdict = _combined([r.verdict for r in judged], outcomes)
+        return _claim_verdict(text, verdict, judged, claim_flip, [o.leans for o in outcomes])
 
     def _flip(self, i: int, which, verdict: str, read) -> Flip:
         """The nearest margins (or levels) below and above at which ``read`` of the claim's
@@ -276,12 +289,12 @@ class Page:
                 outcomes = [r.at(m) if j in which and r.at is not None and r.outcome.testable
                             else r.outcome for j, r in enumerate(readings)]
                 p = self._with(i, outcomes)
-                return read(self._verdicts(p, i, outcomes, self.alpha))
+                return read(self._verdicts(p, i, outcomes, self.alpha), outcomes)
             return _search("margin", margin, at, verdict, 1000.0,
                            bottom=max(r.low for r in chosen) or None)
         outcomes = [r.outcome for r in readings]
         return _search("level", self.alpha,
-                       lambda a: read(self._verdicts(self.p, i, outcomes, a)), verdict, 1000.0,
+                       lambda a: read(self._verdicts(self.p, i, outcomes, a), outcomes), verdict, 1000.0,
                        top=0.5)
 
     def _reading(self, r: Tested, verdict: str, flip: Flip) -> ReadingVerdict:
@@ -295,12 +308,12 @@ class Page:
         if verdict == INCONCLUSIVE:
             evidence += "; " + (o.note or _runs_needed(o, self.alpha / self.m))
         elif verdict == COULD_NOT_FAIL:
-            power = "could not fail: " + (o.cannot_fail or "no result of these runs could "
-                                          "contradict it")
+            power = "could not fail: " + (o.stand_in or o.cannot_fail or "the test has no "
+                                          "contradicting side")
+        elif verdict == COULD_NOT_PASS:
+            power = "could not pass: " + o.stand_in
         elif verdict == SUPPORTED:
             power = _power(o, flip, self.alpha / self.m)
-            if power.startswith("could not fail"):
-                verdict = COULD_NOT_FAIL
         return ReadingVerdict(r.reading, verdict, evidence, o.test, o.p_support, o.p_contradict,
                               r.margin, flip, power)
 
@@ -363,8 +376,8 @@ def _power(o: Outcome, flip: Flip, level: float) -> str:
     if flip.kind == "margin":
         nearest = flip.contradicted
         if nearest is None:
-            return ("could not fail at this size: no margin within a factor 1000 of the word's "
-                    "makes these runs contradict it")
+            return ("low power: no margin within a factor 1000 of the word's makes these runs "
+                    "contradict it (their spread is wide beside the distance from the margin)")
         if exact:
             return (f"decided exactly on the observed runs; these runs contradict it at a margin "
                     f"of {_g(nearest)}")
@@ -392,7 +405,13 @@ def judge(claims: Sequence[tuple[str, str, Outcome] | tuple[str, Readings]],
     return Page(claims, alpha).verdicts()
 
 
-def _claim_verdict(text: str, verdict: str, judged: list[ReadingVerdict], flip: Flip) -> Verdict:
+def _combined(verdicts: Sequence[str], outcomes: Sequence[Outcome]) -> str:
+    """:func:`combine` with each reading's lean (its outcome's point estimates)."""
+    return combine(verdicts, [o.leans if o.testable else "" for o in outcomes])
+
+
+def _claim_verdict(text: str, verdict: str, judged: list[ReadingVerdict], flip: Flip,
+                   leans: Sequence[str] = ()) -> Verdict:
     if len(judged) == 1:
         r = judged[0]
         return Verdict(text, verdict, r.evidence, r.test, r.reading, r.p_support, r.p_contradict,
@@ -404,6 +423,14 @@ def _claim_verdict(text: str, verdict: str, judged: list[ReadingVerdict], flip: 
         undecided = [r.reading for r in judged if r.verdict not in DECIDED]
         if verdict in DECIDED and undecided:
             evidence += ("; undecided, so not counted: " + "; ".join(f"'{u}'" for u in undecided))
+        decided = {r.verdict for r in judged if r.verdict in DECIDED}
+        if verdict == INCONCLUSIVE and len(decided) == 1:
+            (way,) = decided
+            pointing = [r.reading for r, lean in zip(judged, leans)
+                        if r.verdict == INCONCLUSIVE and lean == AGAINST[way]]
+            evidence += (f"; {way} where decided, but the point estimate of "
+                         + "; ".join(f"'{u}'" for u in pointing)
+                         + f" lies on the other side of the margin (undecided): not {way} alone")
     return Verdict(text, verdict, evidence, "; ".join(dict.fromkeys(r.test for r in judged if r.test)),
                    "; ".join(r.reading for r in judged),
                    min(r.p_support for r in judged), min(r.p_contradict for r in judged),

@@ -98,10 +98,25 @@ class Outcome:
     cannot_fail: str = ""
     """Why support would say nothing (e.g. the curve the claim needs to be worst plays almost
     uniformly): a supported reading with this set is ``could not fail``."""
+    stand_in: str = ""
+    """Why the reading decides nothing either way: the algorithm the claim is about is, in our
+    run, a degenerate stand-in (it plays almost uniformly). A supported reading with this set is
+    ``could not fail``, a contradicted one ``could not pass``."""
 
     @property
     def testable(self) -> bool:
         return not self.reason
+
+    @property
+    def leans(self) -> str:
+        """The side of the margin the point estimates fall on, whatever the p-values: ``support``
+        when every supporting component's estimate is above 0, ``contradict`` when a
+        contradicting one's is, else '' (on the margin)."""
+        if self.contradict and any(c.estimate > 0 for c in self.contradict):
+            return "contradict"
+        if self.support and all(c.estimate > 0 for c in self.support):
+            return "support"
+        return ""
 
     @property
     def p_support(self) -> float:

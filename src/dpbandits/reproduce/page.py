@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..files import write_atomically
+from .checks import DEGENERATE
 from .claims import ALPHA, NEAR_MARGIN, SEEDS, Cells, Verdict
 from .experiment import Experiment
 
@@ -156,20 +157,27 @@ def page(e: Experiment, cells: Cells, verdicts: list[Verdict], checks: list[Verd
 
 VERDICT_RULE = (
     f"**How words become verdicts.** Each claim quotes the paper and names its outcome word; the "
-    f"word's test and margin are the same for every paper (docs/lexicon.md). Its readings differ "
-    f"only in what the paper leaves unstated (a parameter, a rule, a horizon). The readings of "
-    f"this page are corrected together for multiplicity (Holm, family-wise level {ALPHA:g}). "
-    f"**The rule**, over the decided readings only: every decided reading supports, `supported`; "
-    f"every decided reading contradicts, `contradicted` (the undecided readings are named); some "
-    f"support and some contradict, `depends on reading`; none decided, `inconclusive at this "
-    f"size` (with the runs that would decide). A reading that passes a test that could not have "
-    f"failed (a vacuous comparison, or our stand-in playing almost uniformly) is `could not "
-    f"fail` and is not counted as support; `not testable` names the absent data. Each claim "
-    f"prints the margin (or level) at which its verdict would flip; a decided verdict within a "
-    f"factor {NEAR_MARGIN:g} of its flip point (for a word with no margin, a level within a "
-    f"factor 2 of {ALPHA:g}) is run again on seeds "
-    f"{SEEDS[0]}-{SEEDS[-1]}, and is `inconclusive at this size` if it changes with the seed "
-    f"(or, in a run that skips those re-runs, such as the report's default budget).")
+    f"word's test and margin are the same for every paper (docs/lexicon.md), on the quantity the "
+    f"sentence names. Its readings differ only in what the paper leaves unstated (a parameter, a "
+    f"rule, a horizon, the printed algorithm or our corrected variant, which regret). The "
+    f"readings of this page are corrected together for multiplicity (Holm, family-wise level "
+    f"{ALPHA:g}). **The rule**, over the decided readings: every decided reading supports, "
+    f"`supported`; every decided reading contradicts, `contradicted` (the undecided readings are "
+    f"named); some support and some contradict, `depends on reading`; but if an undecided "
+    f"reading's point estimate lies on the other side of the margin from the decided ones, "
+    f"`inconclusive at this size` (never `supported` or `contradicted` alone); none decided, "
+    f"`inconclusive at this size` (with the runs that would decide). A reading that passes a "
+    f"test that could not have failed (a vacuous comparison, or a comparator playing almost "
+    f"uniformly) is `could not fail`, and one whose algorithm is, in our run, a degenerate "
+    f"stand-in (at least {DEGENERATE:.0%} of uniform play's regret) is `could not fail` if "
+    f"supported and `could not pass` if contradicted: neither is counted. Low power is said in "
+    f"words beside a verdict; `not testable` names the absent data. Each claim prints the margin "
+    f"(or level) at which its verdict would flip; a decided verdict within a factor "
+    f"{NEAR_MARGIN:g} of its flip point (for a word with no margin, a level within a factor 2 of "
+    f"{ALPHA:g}) is run again on seeds {SEEDS[0]}-{SEEDS[-1]}: it is `inconclusive at this size` "
+    f"only if the seeds where it is decided disagree, and otherwise keeps its verdict with the "
+    f"count of seeds (in a run that skips those re-runs, such as the report's default budget, it "
+    f"is `inconclusive at this size`).")
 
 
 def _not_our_artefact(e: Experiment) -> str:

@@ -30,8 +30,9 @@ from .experiment import SIZES, Claim, Experiment, Line
 from .experiments import get_experiment
 from .page import page, page_json, plot, write_csv
 
-CELL_FORMAT = 2
-"""Part of every cell's key: cells written by an older layout are simulated again."""
+CELL_FORMAT = 3
+"""Part of every cell's key: cells written by an older layout are simulated again (3: each run's
+final realised regret kept beside its pseudo-regret curve)."""
 
 
 @dataclass
@@ -133,7 +134,8 @@ def _simulate_cell(job: _Job, client=None) -> float:
     cell = dict(key=key, t=result.checkpoints.tolist(), mean=result.mean_curve().tolist(),
                 low=low.tolist(), high=high.tolist(), runs=key["runs"], backend=result.backend,
                 optimal=float(getattr(source, "optimal_value", np.max(source.means))),
-                per_run=result.pseudo_regret.tolist())
+                per_run=result.pseudo_regret.tolist(),
+                realised_final=result.realised_regret[:, -1].tolist())
     if key["final_basis"]:
         cell["final_basis"] = [sorted(int(a) for a in np.atleast_1d(row)) for row in result.actions[:, -1]]
         cell["optimal_basis"] = sorted(int(a) for a in source.optimal_basis)
@@ -296,13 +298,10 @@ def _seed_jobs(page: tuple, i: int, s: int, cell_dir: Path, movielens, backend: 
                  backend) for label, eps in sorted(used)]
 
 
-NEAR = (SUPPORTED, CONTRADICTED, DEPENDS)
-
-
 def _reseed(judged: list, wanted: list, cell_dir: Path, movielens, backend: str) -> None:
     """Each claim of ``wanted`` judged again on the other seeds (its readings' outcomes on that
-    seed's cells, every other test of its page as at the first seed); if its verdict changes with
-    the seed it becomes ``inconclusive at this size``."""
+    seed's cells, every other test of its page as at the first seed); its verdict over the seeds
+    is :func:`across_seeds`'s."""
     for k, i in wanted:
         cells, verdicts, _, page_, _ = judged[k]
         e = cells.experiment
@@ -317,14 +316,30 @@ def _reseed(judged: list, wanted: list, cell_dir: Path, movielens, backend: str)
                 data[(job.line.label, job.epsilon)] = cell
             other = Cells(data, e)
             seen.append((s, page_.verdict_with(i, [r.check(other) for r in claim.readings])))
+        verdict, said = across_seeds(seen)
         v = verdicts[i]
-        changed = len({x for _, x in seen}) > 1
-        evidence = v.evidence
-        if changed:
-            evidence = ("near its flip point, and its verdict changes with the seed ("
-                        + ", ".join(f"seed {s}: {x}" for s, x in seen) + "); at seed 0: " + v.evidence)
-        verdicts[i] = replace(v, verdict=INCONCLUSIVE if changed else v.verdict, evidence=evidence,
-                              seeds=tuple(seen))
+        verdicts[i] = replace(v, verdict=verdict, seeds=tuple(seen),
+                              evidence=f"near its flip point, run on {len(seen)} seeds: {said}; at "
+                                       f"seed {SEEDS[0]}: {v.evidence}")
+
+
+def across_seeds(seen: Sequence[tuple[int, str]]) -> tuple[str, str]:
+    """A claim's verdict over seeds, from its ``(seed, verdict)`` on each: ``inconclusive at this
+    size`` only when the seeds where it is decided disagree (e.g. supported on some, contradicted
+    on others); decided the same way on every seed where it is decided, that verdict. With the
+    count of seeds in words ('contradicted on 4 of 5 seeds (0, 1, 2, 4); undecided on 1 (3:
+    inconclusive at this size)')."""
+    decided = [(s, x) for s, x in seen if x in NEAR]
+    undecided = [(s, x) for s, x in seen if x not in NEAR]
+    ways = list(dict.fromkeys(x for _, x in decided))
+    parts = [f"{x} on {sum(y == x for _, y in decided)} of {len(seen)} seeds ("
+             + ", ".join(str(s) for s, y in decided if y == x) + ")" for x in ways]
+    if undecided:
+        parts.append(f"undecided on {len(undecided)} (" + ", ".join(f"{s}: {x}" for s, x in undecided) + ")")
+    said = "; ".join(parts)
+    if len(ways) == 1:
+        return ways[0], said
+    return INCONCLUSIVE, said + (": its decided verdicts change with the seed" if ways else "")
 
 
 def _not_reseeded(judged: list, wanted: list) -> None:
