@@ -311,3 +311,22 @@ def test_smpybandits_by_name_or_a_one_line_reason(tmp_path, capsys):
         assert captured.err.count("\n") == 1 and "install 'scipy<1.15'" in captured.err
     else:
         assert status == 0 and json.loads(captured.out)["behaviour"] == "conforms"
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("name, against", [("SmpyUCB", "ucb1"), ("tiny_mab", "ucb1"),
+                                           ("tiny_thompson_mab", "thompson"),
+                                           ("StepUCB", "ucb1"), ("RowLeader", "ftl")])
+def test_the_timing_benchmark_runs_every_protocol_the_cli_takes(name, against):
+    # Before, benchmarks/validate_time.py --candidate drove the candidate's own runs with act /
+    # observe only: 'StepUCB' object has no attribute 'act', after the whole validation.
+    import importlib.util
+
+    path = HERE.parents[1] / "benchmarks" / "validate_time.py"
+    loaded = importlib.util.spec_from_file_location("validate_time", path)
+    benchmark = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(benchmark)
+    target = f"{EXAMPLES}:{name}"
+    benchmark.check_candidate(target, against, None)
+    wall, cpu = benchmark._own_runs_timed(target, against, None, {(20, 3): 40 * 20})
+    assert wall > 0 and cpu > 0
