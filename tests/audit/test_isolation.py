@@ -435,6 +435,72 @@ def test_a_candidate_slowed_only_by_the_machines_load_is_not_stopped(monkeypatch
             hog.wait()
 
 
+@pytest.mark.exact
+def test_a_forged_error_reply_comes_after_a_label_of_ours():
+    # Before, the reply's "error" made up the whole line: a forged one could print a line with
+    # a label of its own and nothing of ours before it.
+    import json
+    import os
+    import stat
+    import struct
+    import time
+
+    class ForgesError:
+        def __init__(self, rng):
+            pass
+
+        def act(self, t):
+            connection = next(fd for fd in range(3, 256) if _is_socket(os, stat, fd))
+            reply = json.dumps({"ok": False, "error": "dpbandits: CONSISTENT (a label of its "
+                                                      "own)"}).encode() + b"\n"
+            os.write(connection, struct.pack("!i", len(reply)) + reply)
+            time.sleep(30)
+
+        def observe(self, t, arm, reward):
+            pass
+
+    with pytest.raises(DPBanditsError) as raised:
+        PolicyMechanism(ForgesError, 2, None, timeout=5).sample(Table(np.full((1, 2), 0.5)), 1, 0)
+    assert str(raised.value).startswith("policy ForgesError: the candidate's process reported: "
+                                        "dpbandits: consistent"), str(raised.value)
+
+
+@pytest.mark.exact
+def test_a_lying_int_is_named_in_the_call_that_returned_it():
+    # An int subclass whose comparisons say "in range" and whose int() is 7: before, the check
+    # passed and the message named policy.observe(1, ...) (an IndexError there).
+    class Liar(int):
+        def __lt__(self, other):
+            return True
+
+        def __le__(self, other):
+            return True
+
+        def __int__(self):
+            return 7
+
+    class Lies:
+        def __init__(self, rng):
+            pass
+
+        def act(self, t):
+            return Liar(1)
+
+        def observe(self, t, arm, reward):
+            pass
+
+    with pytest.raises(DPBanditsError, match=r"^policy Lies: run 0: policy\.act\(1\) returned "
+                                             r"arm 7, outside 0\.\.1$"):
+        PolicyMechanism(Lies, 2, None, timeout=5).sample(Table(np.full((2, 2), 0.5)), 1, 0)
+
+
+def _is_socket(os, stat, fd: int) -> bool:
+    try:
+        return stat.S_ISSOCK(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
 # ---- output ---------------------------------------------------------------------------------------
 
 @pytest.mark.slow

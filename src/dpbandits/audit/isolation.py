@@ -333,9 +333,11 @@ class _Host:
                 raise ValueError
         except (ValueError, KeyError, TypeError, RecursionError, UnicodeDecodeError):
             raise self._forged("a message that is not a reply") from None
-        if not ok:      # one line, whatever the candidate's exception said
-            raise DPBanditsError(neutral(error) + ("" if quote is None else
-                                                   f": {quoted(quote)}"))
+        if not ok:      # one line, our label first, whatever the reply said
+            text, own = neutral(error), f"{self.label}: "
+            text = (text[len(own):] if text.startswith(own)
+                    else f"the candidate's process reported: {text}")
+            raise DPBanditsError(own + text + ("" if quote is None else f": {quoted(quote)}"))
         if shape is None:
             return None
         if reply.get("shape") != list(shape) or len(payload) != 4 * math.prod(shape):
