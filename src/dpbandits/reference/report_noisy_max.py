@@ -148,7 +148,11 @@ def _laplace_log_probability(values: np.ndarray, counts: np.ndarray, k: int) -> 
     top = optimize.minimize_scalar(lambda z: -log_integrand(z), method="bounded",
                                    bounds=(kinks.min(), kinks.max() + math.log(others.sum()) + 1.0),
                                    options={"xatol": 1e-6}).x
-    breaks = np.unique(np.append(kinks, top))
+    # a break at the maximiser only where the kinks miss the maximum by more than a factor e
+    # (elsewhere the breaks and the scale are the kinks', as they were)
+    breaks = np.unique(kinks)
+    if log_integrand(top) > max(log_integrand(b) for b in breaks) + 1.0:
+        breaks = np.unique(np.append(breaks, top))
     peak = max(log_integrand(b) for b in breaks)
     edges = [-np.inf, *breaks.tolist(), np.inf]
     total = 0.0
