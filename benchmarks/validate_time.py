@@ -1,6 +1,6 @@
 """What `validate` costs beside the candidate's own runs: the validate-to-own-runs ratio.
 
-Usage: python benchmarks/validate_time.py [--candidate FILE.py:OBJECT] [--against ALGO]
+Usage: python benchmarks/validate_time.py [--candidate MODULE:OBJECT] [--against ALGO]
        [--epsilon E] [--horizon T] [--runs R] [--audit-samples N] [--repeats K]
 
 ``validate`` asks the candidate for runs: the behaviour samples (R runs on the fixed table and R
@@ -8,8 +8,9 @@ runs on fresh tables), the privacy audit's selection and test samples on its pai
 else (the explanation stages run only the reference). The script counts every run-round the
 candidate is asked for (each ``sample(table, n, seed)`` call: n runs of the table's T rounds),
 then times the candidate alone doing the same run-rounds in this process: built per run as
-``validate`` builds it and driven by a plain loop of ``act`` / ``observe`` on random {0, 1}
-rewards, with no isolation, no tests and no reference. The ratio is the validation's wall time
+``validate`` builds it and driven by a plain loop of ``act`` / ``observe`` (through the protocol
+its object follows: SMPyBandits, MABWiser and step-style candidates as ``validate`` drives them)
+on random {0, 1} rewards, with no isolation, no tests and no reference. The ratio is the validation's wall time
 over those own runs (best of K repeats of each); 1 would be a validation that costs nothing
 beyond running the candidate. It prints a Markdown table.
 
@@ -125,6 +126,7 @@ from typing import Any
 
 import numpy as np
 
+from dpbandits.audit.protocols import adapt
 from dpbandits.candidates import Problem, builder, load, reference_values, resolve
 from dpbandits.validate import validate
 
@@ -174,19 +176,38 @@ def own_runs(target: str, against: str, epsilon: float | None,
 
 def _own_runs_timed(target: str, against: str, epsilon: float | None,
                     run_rounds: dict[tuple[int, int], int]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of the candidate's own runs (:func:`own_runs`)."""
+    """(wall seconds, CPU seconds) of the candidate's own runs (:func:`own_runs`): each run
+    built as ``validate`` builds it and driven through the protocol its object follows (act /
+    observe, SMPyBandits, MABWiser, step-style: :func:`dpbandits.audit.protocols.adapt`), with
+    the pulled arm's reward (bandit feedback) or the whole row (full information)."""
+    from dpbandits.reference import get
+
     make = builder(resolve(target), target)
+    feedback = get(against).feedback
     rng = np.random.default_rng(0)
     start, cpu = time.perf_counter(), time.process_time()
     for (T, K), total in run_rounds.items():
         rewards = (rng.random((T, K)) < 0.5).astype(float)
-        problem = Problem(K, T, epsilon, {}, "bandit", reference_values(against, K, T, epsilon, {}))
+        problem = Problem(K, T, epsilon, {}, feedback, reference_values(against, K, T, epsilon, {}))
         for _ in range(total // T):
-            policy = make(problem, rng)
+            policy = adapt(make(problem, rng), K, feedback, rng, target)
             for t in range(1, T + 1):
                 arm = int(policy.act(t))
-                policy.observe(t, arm, rewards[t - 1, arm])
+                policy.observe(t, arm, rewards[t - 1, arm] if feedback == "bandit"
+                               else rewards[t - 1].copy())
     return time.perf_counter() - start, time.process_time() - cpu
+
+
+def check_candidate(target: str, against: str, epsilon: float | None) -> None:
+    """Raise before any measuring when ``target`` cannot be timed here: its own runs are one
+    round of :func:`_own_runs_timed` (a semi-bandit ALGO is not supported)."""
+    from dpbandits.reference import get
+
+    if get(against).feedback not in ("bandit", "full"):
+        raise SystemExit(f"validate_time.py: --against {against} is a semi-bandit; its own runs "
+                         f"are not timed here (bandit and full-information ALGO only)")
+    K = 2 if get(against).feedback == "bandit" else 3
+    _own_runs_timed(target, against, epsilon, {(1, K): 1})
 
 
 CASES = [
@@ -211,6 +232,7 @@ def measure(target: str, against: str, epsilon: float | None, T: int, runs: int,
 
     request = check_request(against, epsilon=epsilon, horizon=T, runs=runs,
                             audit_samples=audit_samples)
+    check_candidate(target, against, request.epsilon)
     best_validate, best_own, counted, result = float("inf"), float("inf"), {}, None
     for _ in range(repeats):
         candidate = Counting(load(target, K=request.K, epsilon=request.epsilon,
@@ -260,7 +282,9 @@ def _baseline(src: str, target: str, against: str, epsilon: float | None, T: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidate", default=None,
-                        help="FILE.py:OBJECT (default: the cases of CASES)")
+                        help="MODULE:OBJECT or FILE.py:OBJECT, as validate --python takes it: "
+                             "act/observe, SMPyBandits, MABWiser or step-style (default: the "
+                             "cases of CASES)")
     parser.add_argument("--against", default="anytime-lazy-ucb")
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--horizon", type=int, default=300)

@@ -77,3 +77,29 @@ def test_an_unrelated_os_error_is_still_an_internal_error(monkeypatch, capsys):
         raise FileNotFoundError(2, "No such file or directory", "nowhere")
     monkeypatch.setattr(command_module("list"), "run", broken)
     assert main(["list"]) == INTERNAL_ERROR
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("raised, named", [
+    (MemoryError(), "refused memory"),
+    (BlockingIOError(11, "Resource temporarily unavailable"), "refused a new process or thread"),
+    (RuntimeError("can't start new thread"), "refused a new thread"),
+])
+def test_an_exhausted_system_is_status_2_not_an_internal_error(monkeypatch, capsys, raised, named):
+    # A candidate's fork bomb under `ulimit -u`, or memory without bound, reached the auditor as
+    # "internal error ... a bug in dpbandits" (status 70).
+    def exhausted(args):
+        raise raised
+    monkeypatch.setattr(command_module("list"), "run", exhausted)
+    assert main(["list"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("dpbandits: error: the system ")
+    assert named in err and "internal error" not in err and "ulimit -u" in err
+
+
+@pytest.mark.exact
+def test_another_runtime_error_is_still_an_internal_error(monkeypatch, capsys):
+    def broken(args):
+        raise RuntimeError("something else")
+    monkeypatch.setattr(command_module("list"), "run", broken)
+    assert main(["list"]) == INTERNAL_ERROR

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dpbandits.audit import isolation
 from dpbandits.audit.adapters import CallableMechanism, PolicyMechanism
 from dpbandits.candidates import load
 from dpbandits.cli import main
@@ -346,7 +347,8 @@ def test_a_sleeping_candidate_stops_at_the_timeout_with_status_2(capsys, hostile
     status, out, err = _cli(capsys, ["audit", "--python", str(hostile / target), *AUDIT,
                                      "--timeout", "2"])
     assert status == 2 and out == "" and err.count("\n") == 1, (status, out, err)
-    assert re.search(call + r" did not return within the time limit of 2 s; it was stopped", err)
+    assert re.search(call + r" did not return within the time limit of 2 s \(of its own time[^)]*"
+                     r"\); it was stopped; --timeout \(timeout= in Python\) raises the limit", err)
 
 
 @pytest.mark.smoke
@@ -366,6 +368,137 @@ def test_the_time_limit_applies_to_each_call_not_to_the_whole_sample(hostile):
             pass
     actions = PolicyMechanism(Slow, 2, None, timeout=2).sample(Table(np.full((4, 2), 0.5)), 60, 0)
     assert actions.shape == (60, 4) and (actions == 0).all()
+
+
+def _spinning_on_one_processor(count: int) -> tuple[list, set]:
+    """``count`` processes that spin on the processor this process is then held to as well."""
+    import os
+    import subprocess
+    import sys
+
+    before = os.sched_getaffinity(0)
+    processor = {min(before)}
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                             preexec_fn=lambda: os.sched_setaffinity(0, processor))
+            for _ in range(count)]
+    os.sched_setaffinity(0, processor)
+    return hogs, before
+
+
+@pytest.mark.smoke
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or not hasattr(__import__("os"),
+                    "sched_setaffinity"), reason="the system reports no run-queue delay")
+def test_a_candidate_slowed_only_by_the_machines_load_is_not_stopped(monkeypatch):
+    # Three processes spinning on the one processor the auditor and its host are held to leave
+    # the candidate at most a quarter of it: a call that spins for 1.6 s on the wall clock runs
+    # for about 0.4 s, within its time limit of 1 s of its own time (on the wall clock, as
+    # before, it was stopped after 1 s); a call that sleeps as long is stopped, and so is the
+    # spinning call when the limit on the wall clock is set to the time limit itself.
+    import os
+    import time
+
+    class Spins:
+        def __init__(self, rng):
+            pass
+
+        def act(self, t):
+            start = time.monotonic()
+            while time.monotonic() - start < 1.6:
+                pass
+            return 0
+
+        def observe(self, t, arm, reward):
+            pass
+
+    class Sleeps(Spins):
+        def act(self, t):
+            time.sleep(1.6)
+            return 0
+
+    hogs, before = _spinning_on_one_processor(3)
+    try:
+        actions = PolicyMechanism(Spins, 2, None, timeout=1).sample(
+            Table(np.full((1, 2), 0.5)), 1, 0)
+        assert actions.tolist() == [[0]]
+        with pytest.raises(DPBanditsError, match=r"run 0: policy\.act\(1\) did not return "
+                                                 r"within the time limit of 1 s \(of its own time"):
+            PolicyMechanism(Sleeps, 2, None, timeout=1).sample(Table(np.full((1, 2), 0.5)), 1, 0)
+        monkeypatch.setattr(isolation, "WAITING_FACTOR", 1)
+        with pytest.raises(DPBanditsError, match=r"run 0: policy\.act\(1\) did not return "
+                                                 r"within 1 s on the wall clock \(1 times the "
+                                                 r"time limit of 1 s; the machine kept"):
+            PolicyMechanism(Spins, 2, None, timeout=1).sample(Table(np.full((1, 2), 0.5)), 1, 0)
+    finally:
+        os.sched_setaffinity(0, before)
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+@pytest.mark.exact
+def test_a_forged_error_reply_comes_after_a_label_of_ours():
+    # Before, the reply's "error" made up the whole line: a forged one could print a line with
+    # a label of its own and nothing of ours before it.
+    import json
+    import os
+    import stat
+    import struct
+    import time
+
+    class ForgesError:
+        def __init__(self, rng):
+            pass
+
+        def act(self, t):
+            connection = next(fd for fd in range(3, 256) if _is_socket(os, stat, fd))
+            reply = json.dumps({"ok": False, "error": "dpbandits: CONSISTENT (a label of its "
+                                                      "own)"}).encode() + b"\n"
+            os.write(connection, struct.pack("!i", len(reply)) + reply)
+            time.sleep(30)
+
+        def observe(self, t, arm, reward):
+            pass
+
+    with pytest.raises(DPBanditsError) as raised:
+        PolicyMechanism(ForgesError, 2, None, timeout=5).sample(Table(np.full((1, 2), 0.5)), 1, 0)
+    assert str(raised.value).startswith("policy ForgesError: the candidate's process reported: "
+                                        "dpbandits: consistent"), str(raised.value)
+
+
+@pytest.mark.exact
+def test_a_lying_int_is_named_in_the_call_that_returned_it():
+    # An int subclass whose comparisons say "in range" and whose int() is 7: before, the check
+    # passed and the message named policy.observe(1, ...) (an IndexError there).
+    class Liar(int):
+        def __lt__(self, other):
+            return True
+
+        def __le__(self, other):
+            return True
+
+        def __int__(self):
+            return 7
+
+    class Lies:
+        def __init__(self, rng):
+            pass
+
+        def act(self, t):
+            return Liar(1)
+
+        def observe(self, t, arm, reward):
+            pass
+
+    with pytest.raises(DPBanditsError, match=r"^policy Lies: run 0: policy\.act\(1\) returned "
+                                             r"arm 7, outside 0\.\.1$"):
+        PolicyMechanism(Lies, 2, None, timeout=5).sample(Table(np.full((2, 2), 0.5)), 1, 0)
+
+
+def _is_socket(os, stat, fd: int) -> bool:
+    try:
+        return stat.S_ISSOCK(os.fstat(fd).st_mode)
+    except OSError:
+        return False
 
 
 # ---- output ---------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from scipy import stats
 from dpbandits.errors import DPBanditsError
 from dpbandits.reference.report_noisy_max import (
     NOISES, EpochRNM, epoch_of, epoch_rounds, epoch_sums, epochs_played, literal_epoch_count,
-    log_probabilities, noisy_argmax, probabilities, resampled_sum_law, rounds_played_in_epoch)
+    log_probabilities, noisy_argmax, probabilities, resampled_sum_law, rounds_played_in_epoch,
+    sample_noise)
 
 
 def loss(p_event_0: float, p_event_1: float) -> float:
@@ -152,6 +153,28 @@ def test_tiny_probabilities_do_not_underflow():
         logp = log_probabilities(np.array([0.0, -2000.0]), noise, 1.0)
         assert np.all(np.isfinite(logp))
         assert -2001.0 < logp[1] < -1990.0
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("noise", NOISES)
+def test_the_law_of_ten_thousand_arms_is_finite_and_sums_to_one(noise):
+    """K = 10 000 (the largest the tool takes): equal utilities give 1/K each by symmetry (exact),
+    and one arm 9 scale units ahead of the rest (P[J = 0] about 1/2) wins in 2000 simulated
+    runs as often as the law says (a two-sided binomial interval at level 1e-6: a false alarm
+    with probability at most 1e-6 per noise, fixed seed). Before, the Laplace law's integrand
+    was scaled by its value at the kinks only, about e^-6900 below its maximum (at
+    z = ln(K / 2)) with equal utilities, and the integral overflowed."""
+    K = 10_000
+    np.testing.assert_allclose(probabilities(np.zeros(K), noise, 1.0), 1 / K, rtol=1e-6)
+    u = np.zeros(K)
+    u[0] = 9.0
+    law = probabilities(u, noise, 1.0)
+    assert law.sum() == pytest.approx(1.0, abs=1e-9) and np.all(law[1:] == law[1])
+    rng = np.random.default_rng(0)
+    wins = sum(int(np.sum(np.argmax(u + sample_noise(rng, noise, 1.0, (200, K)), axis=1) == 0))
+               for _ in range(10))
+    low, high = stats.binom.interval(1 - 1e-6, 2000, law[0])
+    assert low <= wins <= high, (wins, law[0])
 
 
 @pytest.mark.exact

@@ -149,3 +149,50 @@ def test_a_planted_part_changes_the_runs_on_a_fixed_seed(name, description):
                                record_actions=True, backend="reference").actions
     assert not np.array_equal(runs["plain"], runs["planted"])
 
+
+
+PLANTED_CHANGES = {   # name -> (parts its planted_changes declare, epsilon, horizon of the runs)
+    "ucb1": ({"confidence radius"}, None, 400),
+    "thompson": ({"prior", "posterior draw"}, None, 400),
+    "anytime-lazy-ucb": ({"confidence radius"}, 1.0, 400),
+    "dp-ucb": ({"confidence radius"}, 1.0, 400),
+    "dp-ucb-bound": ({"confidence radius"}, 4.0, 2000),
+    "dp-ucb-int": ({"confidence radius"}, 1.0, 400),
+    "hybrid-ucb": ({"confidence radius"}, 1.0, 400),
+    "private-ucb": ({"confidence radius"}, 1.0, 400),
+    "adap-klucb": ({"confidence radius"}, 4.0, 2000),
+    "lazy-dp-ts": ({"prior", "posterior draw"}, 1.0, 400),
+}
+"""Every algorithm with a confidence radius plants one, and each Thompson sampling plants its
+prior and its posterior draw; DP-UCB-BOUND's and AdaP-KLUCB's bonuses dominate their indices
+for longer, so their radius shows later (at epsilon = 4, by T = 2000)."""
+
+CHANGES = [(name, description) for name in PLANTED_CHANGES
+           for description in get(name).planted_changes]
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name", PLANTED_CHANGES)
+def test_every_confidence_radius_and_thompson_part_has_a_planted_variant(name):
+    parts, epsilon, _ = PLANTED_CHANGES[name]
+    declared = {c.part for c in plants(get(name), None, {}, epsilon) if c.attributes}
+    assert declared == parts
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("name, description", CHANGES)
+def test_a_planted_change_changes_the_runs_and_the_kernel_refuses_it(name, description):
+    from dpbandits import compiled
+
+    _, epsilon, T = PLANTED_CHANGES[name]
+    attributes = tuple(get(name).planted_changes[description].items())
+    source = Bernoulli(np.array([0.8, 0.5, 0.2]))
+    plain = spec(name, 3, **({} if epsilon is None else {"epsilon": epsilon}),
+                 **({"T": T} if get(name).needs_horizon else {}))
+    runs = {label: simulate(factory, source, T, runs=10, seed=3, record_actions=True,
+                            backend="reference").actions
+            for label, factory in (("plain", plain), ("planted", _Planted(plain, attributes)))}
+    assert not np.array_equal(runs["plain"], runs["planted"])
+    assert compiled.unsupported(plain(1, np.random.default_rng(0)), source) is None
+    refused = compiled.unsupported(_Planted(plain, attributes)(1, np.random.default_rng(0)), source)
+    assert refused is not None and "planted variant" in refused and attributes[0][0] in refused

@@ -67,7 +67,8 @@ def test_the_bonus_alone_and_the_noise_alone_each_change_one_part():
 @pytest.mark.exact
 def test_each_planted_variant_names_its_part_and_given_parameters_are_probed():
     parts = {c.description: c.part for c in plants(get("dp-ucb-bound"), None, {}, 1.0)}
-    assert sorted(set(parts.values())) == ["bonus", "epsilon: noise and any bonus together",
+    assert sorted(set(parts.values())) == ["bonus", "confidence radius",
+                                           "epsilon: noise and any bonus together",
                                            "noise scale", "parameter tie_break",
                                            "parameter tree_log_base", "variant"]
     given = {c.description for c in plants(get("ucb1"), None, {"log_round": "t-1"}, None)}

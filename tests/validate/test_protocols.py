@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -51,8 +52,8 @@ def test_each_protocol_validates_with_no_glue(tmp_path, capsys, faithful, plante
     status, data = _validate(tmp_path, capsys, planted, params)
     assert status == 1 and data["behaviour"] != "conforms"
     names = sorted(p.name for p in tmp_path.glob("*.json"))
-    assert names == [f"validate-ucb1-protocol_examples-{faithful}.json",
-                     f"validate-ucb1-protocol_examples-{planted}.json"]
+    assert names == sorted(f"validate-ucb1-{short_name(f'{EXAMPLES}:{name}')}.json"
+                           for name in (faithful, planted))
 
 
 @pytest.mark.statistical
@@ -226,10 +227,48 @@ def test_an_unknown_shape_and_a_wrong_feedback_are_one_clear_error():
 
 @pytest.mark.smoke
 def test_output_names_carry_the_candidate():
-    assert short_name("sh examples/validate/ucb1.sh") == "sh-ucb1"
-    assert short_name("examples/validate/implementations.py:PlainLazyUCB") == \
-        "implementations-PlainLazyUCB"
-    assert short_name("mabwiser:UCB1(alpha=1)") == "mabwiser-UCB1-alpha=1"
+    assert short_name("sh examples/validate/ucb1.sh").startswith("sh-ucb1-")
+    assert short_name("examples/validate/implementations.py:PlainLazyUCB").startswith(
+        "implementations-PlainLazyUCB-")
+    assert short_name("mabwiser:UCB1(alpha=1)").startswith("mabwiser-UCB1-alpha=1-")
+
+
+@pytest.mark.exact
+def test_no_two_candidates_share_an_output_name():
+    # Before, validate wrote every SMPyBandits.Policies:X to validate-ALGO-SMPyBandits.json and
+    # UCB1(alpha=1.5) over UCB1(alpha=1) (Path.with_suffix read ".Policies-UCB" and ".5" as
+    # suffixes); the readable part alone also drops folders.
+    specs = ["SMPyBandits.Policies:UCB", "SMPyBandits.Policies:UCBalpha",
+             "mabwiser:UCB1(alpha=1)", "mabwiser:UCB1(alpha=1.5)", "mabwiser:UCB1(alpha=1_5)",
+             "a/impl.py:X", "b/impl.py:X", "sh ucb1.sh 1", "sh ucb1.sh-1", "x" * 70 + ":A",
+             "x" * 70 + ":B"]
+    names = [short_name(spec) for spec in specs]
+    assert len(set(names)) == len(specs), names
+    assert all(re.fullmatch(r"[A-Za-z0-9_.=+-]+-[0-9a-f]{8}", name) for name in names), names
+    assert short_name("sh examples/validate/ucb1.sh 1") == "sh-ucb1-1-0c22e0f5"  # the tutorial's
+
+
+@pytest.mark.smoke
+def test_validate_writes_one_file_per_candidate_and_names_it(tmp_path, capsys, monkeypatch):
+    # Two classes of one module (as SMPyBandits.Policies:UCB and :UCBalpha): two files, and the
+    # "wrote" line names the files on disk.
+    package = tmp_path / "Fakebandits"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "Policies.py").write_text(EXAMPLES.read_text() + "\nUCB = UCBalpha = SmpyUCB\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "out"
+    written = []
+    for name in ("UCB", "UCBalpha"):
+        status = main(["validate", "--python", f"Fakebandits.Policies:{name}", "--against", "ucb1",
+                       "--horizon", "20", "--runs", "20", "--audit-samples", "0", "--no-progress",
+                       "--param", "tie_break=random", "--param", "initial_order=random",
+                       "--out", str(out)])
+        wrote = re.search(r"^wrote (\S+\.json) and (\S+\.png)$", capsys.readouterr().err, re.M)
+        assert status in (0, 1) and wrote, status
+        written += wrote.groups()
+    assert sorted(Path(path) for path in written) == sorted(out.iterdir())
+    assert len(set(written)) == 4 and "Policies-UCBalpha-" in written[2]
 
 
 # ---- the real libraries, where installed ------------------------------------------------------
@@ -272,3 +311,22 @@ def test_smpybandits_by_name_or_a_one_line_reason(tmp_path, capsys):
         assert captured.err.count("\n") == 1 and "install 'scipy<1.15'" in captured.err
     else:
         assert status == 0 and json.loads(captured.out)["behaviour"] == "conforms"
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("name, against", [("SmpyUCB", "ucb1"), ("tiny_mab", "ucb1"),
+                                           ("tiny_thompson_mab", "thompson"),
+                                           ("StepUCB", "ucb1"), ("RowLeader", "ftl")])
+def test_the_timing_benchmark_runs_every_protocol_the_cli_takes(name, against):
+    # Before, benchmarks/validate_time.py --candidate drove the candidate's own runs with act /
+    # observe only: 'StepUCB' object has no attribute 'act', after the whole validation.
+    import importlib.util
+
+    path = HERE.parents[1] / "benchmarks" / "validate_time.py"
+    loaded = importlib.util.spec_from_file_location("validate_time", path)
+    benchmark = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(benchmark)
+    target = f"{EXAMPLES}:{name}"
+    benchmark.check_candidate(target, against, None)
+    wall, cpu = benchmark._own_runs_timed(target, against, None, {(20, 3): 40 * 20})
+    assert wall > 0 and cpu > 0

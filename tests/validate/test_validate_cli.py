@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from dpbandits.candidates import short_name
 from dpbandits.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,12 +29,13 @@ def test_an_awk_program_conforms_and_writes_json_and_png(tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == 0, out
     assert "behaviour: CONFORMS" in out and "regret: VACUOUS AT THIS SIZE" in out
-    data = json.loads((tmp_path / "validate-ucb1-sh-ucb1.json").read_text())
+    stem = f"validate-ucb1-{short_name(program)}"
+    data = json.loads((tmp_path / f"{stem}.json").read_text())
     assert data["behaviour"] == "conforms" and data["ok"] is True
     assert len(data["comparisons"]) == 2 * (5 * 5 + 7 + 5)     # 2 samples x (pulls, actions, regret)
     assert {"p_value", "p_holm", "effect", "detectable"} <= set(data["comparisons"][0])
-    assert (tmp_path / "validate-ucb1-sh-ucb1.png").stat().st_size > 10_000
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["validate-ucb1-sh-ucb1.json", "validate-ucb1-sh-ucb1.png"]
+    assert (tmp_path / f"{stem}.png").stat().st_size > 10_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{stem}.json", f"{stem}.png"]
 
 
 @pytest.mark.slow

@@ -16,11 +16,17 @@ as bytes and the runs' seeds) and receives the block's actions; nothing else cro
 * its standard output and error go to a pipe whose last lines are quoted in those errors; they
   never mix with the auditor's output (``--json`` stays JSON);
 * every call into it has a time limit (``timeout`` seconds: loading it, building a run's policy,
-  each ``act`` and ``observe``, a function's whole run), kept on the auditor's clock. The host
-  writes which call it is in to a word of shared memory; the clock restarts only when that word
-  moves past every call seen in the request, within the request's calls, so a candidate that
-  writes the word itself gains at most the time an honest candidate gets for the calls it
-  skips. A reply that has begun must end within ``timeout`` seconds;
+  each ``act`` and ``observe``, a function's whole run), kept by the auditor on the candidate's
+  own clock: the time the call has taken less the time the machine kept the host waiting for a
+  processor (Linux's per-thread run-queue delay, :func:`_kept_waiting`), so a slow but honest
+  candidate on a loaded machine is not stopped while a sleeping or spinning one is; and at most
+  :data:`WAITING_FACTOR` times ``timeout`` on the wall clock, whatever the load (a candidate that
+  loads the machine itself cannot stretch its limit further). Where the system does not report
+  the delay, the clock is the wall clock. The host writes which call it is in to a word of shared
+  memory; the clock restarts only when that word moves past every call seen in the request,
+  within the request's calls, so a candidate that writes the word itself gains at most the time
+  an honest candidate gets for the calls it skips. A reply that has begun must end within
+  ``timeout`` seconds;
 * the reply is read without unpickling (a JSON header of bounded size and nesting, then raw int32
   actions of the expected shape, at most the expected size), then checked again (arms in range):
   a host that writes to its end of the connection cannot run code in the auditor or hand it an
@@ -81,6 +87,10 @@ DEFAULT_TIMEOUT = 30.0
 
 AVAILABLE = hasattr(os, "fork") and os.name == "posix"
 """Whether candidates can run in a host process (POSIX ``fork``)."""
+
+WAITING_FACTOR = 10
+"""A call is stopped after this many times its time limit on the wall clock, even when the
+machine kept it waiting for a processor for most of that time."""
 
 POLL_SECONDS = 0.05
 """How often the auditor looks at a busy host's progress word and exit status."""
@@ -264,7 +274,7 @@ class _Host:
         self._best_loading = -1                         # the furthest loading step seen
         self._at_submit = tuple(int(x) for x in self.progress)
         self._advance(self._at_submit)
-        self._since = time.monotonic()
+        self._restart_clock(time.monotonic())
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         # A thread sends: a host that stops reading cannot block the auditor past its time limit.
         self._sender = threading.Thread(target=_send, args=(self.connection, data), daemon=True)
@@ -323,9 +333,11 @@ class _Host:
                 raise ValueError
         except (ValueError, KeyError, TypeError, RecursionError, UnicodeDecodeError):
             raise self._forged("a message that is not a reply") from None
-        if not ok:      # one line, whatever the candidate's exception said
-            raise DPBanditsError(neutral(error) + ("" if quote is None else
-                                                   f": {quoted(quote)}"))
+        if not ok:      # one line, our label first, whatever the reply said
+            text, own = neutral(error), f"{self.label}: "
+            text = (text[len(own):] if text.startswith(own)
+                    else f"the candidate's process reported: {text}")
+            raise DPBanditsError(own + text + ("" if quote is None else f": {quoted(quote)}"))
         if shape is None:
             return None
         if reply.get("shape") != list(shape) or len(payload) != 4 * math.prod(shape):
@@ -341,13 +353,49 @@ class _Host:
             raise self._failure(owner, ended + self._output_tail())
         now = time.monotonic()
         if self._advance(tuple(int(x) for x in self.progress)):
-            self._since = now
-        elif now - self._since > self.timeout and not self.connection.poll():
+            self._restart_clock(now)
+            return
+        overdue = self._overdue(now)
+        if overdue and not self.connection.poll():
             # (poll: the reply may have come while this process itself was not running)
             self.stop()
-            raise self._failure(owner, f"did not return within the time limit of "
-                                       f"{self.timeout:g} s; it was stopped"
+            raise self._failure(owner, f"did not return within {overdue}; it was stopped; "
+                                       f"--timeout (timeout= in Python) raises the limit"
                                 + self._output_tail())
+
+    def _restart_clock(self, now: float) -> None:
+        self._since = now
+        self._waited_at = _kept_waiting(self.pid)
+
+    def _overdue(self, now: float) -> str | None:
+        """Which time limit the call in progress has passed, or None: the limit on its own
+        clock (the wall clock less the time the machine kept the host waiting for a processor
+        since the clock restarted) or the limit on the wall clock (:data:`WAITING_FACTOR` times
+        longer)."""
+        elapsed = now - self._since
+        if elapsed > WAITING_FACTOR * self.timeout:
+            return (f"{WAITING_FACTOR * self.timeout:g} s on the wall clock ({WAITING_FACTOR} "
+                    f"times the time limit of {self.timeout:g} s; the machine kept the "
+                    f"candidate's process waiting for a processor for "
+                    f"{self._waited(self._waited_at):.0f} s of it)")
+        if self._waited_at is None:
+            return (f"the time limit of {self.timeout:g} s (on the wall clock: this system does "
+                    f"not report the time a process waits for a processor)"
+                    if elapsed > self.timeout else None)
+        if elapsed - self._waited(self._waited_at) > self.timeout:
+            return (f"the time limit of {self.timeout:g} s (of its own time: the time the "
+                    f"machine kept it waiting for a processor is not counted)")
+        return None
+
+    def _waited(self, since: dict[int, float] | None) -> float:
+        """Seconds the host was kept waiting for a processor since ``since`` (a reading of
+        :func:`_kept_waiting`): the most any of its threads was, so threads of its own that
+        wait for each other are not counted twice."""
+        now = _kept_waiting(self.pid)
+        if since is None or now is None:
+            return 0.0
+        return max((delay - since.get(thread, 0.0) for thread, delay in now.items()),
+                   default=0.0)
 
     def _forged(self, what: str) -> DPBanditsError:
         """The candidate wrote to the host's connection itself: no call can be named."""
@@ -425,6 +473,24 @@ class _Host:
                 pass
         self.connection.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _kept_waiting(pid: int) -> dict[int, float] | None:
+    """For each thread of process ``pid``, the seconds it has spent runnable but not running
+    (waiting for a processor) since it started: the second field of Linux's
+    ``/proc/<pid>/task/<tid>/schedstat``. None where the system does not report it."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    delays: dict[int, float] = {}
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as record:
+                delays[int(thread)] = int(record.read().split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            continue
+    return delays or None
 
 
 def _read_message(fd: int, limit: int, deadline: float) -> bytes:

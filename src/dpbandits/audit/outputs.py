@@ -31,9 +31,10 @@ def _checked_action(value: Any, K: int, where: str) -> int:
         shown = value.item() if isinstance(value, np.generic) else value
         raise DPBanditsError(f"{where} returned {shown!r} of type {type(value).__name__}; "
                              f"an arm is an integer in 0..{K - 1}")
-    if not 0 <= value < K:
-        raise DPBanditsError(f"{where} returned arm {int(value)}, outside 0..{K - 1}")
-    return int(value)
+    arm = int(value)    # the check reads the int that is used (an int subclass may lie in
+    if not 0 <= arm < K:  # its comparisons, and its observe would then name the wrong call)
+        raise DPBanditsError(f"{where} returned arm {arm}, outside 0..{K - 1}")
+    return arm
 
 
 def _checked_sequence(output: Any, T: int, K: int, where: str) -> np.ndarray:

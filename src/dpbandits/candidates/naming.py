@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -217,10 +218,17 @@ def _package_of(path: Path) -> tuple[Path, str | None]:
 
 def short_name(candidate: Any) -> str:
     """A short file-name-safe name of a candidate for output names (``validate-ALGO-NAME``):
-    its words with folders and ``.py``/``.sh`` dropped (``sh examples/ucb1.sh`` gives
-    ``sh-ucb1``, ``impl.py:PlainLazyUCB`` gives ``impl-PlainLazyUCB``)."""
+    its words with folders and ``.py``/``.sh`` dropped, then the first 8 hexadecimal digits of
+    the SHA-256 of the whole text (``sh examples/ucb1.sh`` gives ``sh-ucb1-`` and 8 digits,
+    ``impl.py:PlainLazyUCB`` gives ``impl-PlainLazyUCB-`` and 8). The readable part alone
+    drops folders and punctuation, so two candidates could share it (``SMPyBandits.Policies:UCB``
+    and ``SMPyBandits.Policies:UCBalpha`` keep theirs, ``a/impl.py:X`` and ``b/impl.py:X`` would
+    not); with the digits, two candidates share a name only if their texts' hashes agree in 32
+    bits. Add a suffix to the name by concatenation: ``Path.with_suffix`` reads what follows
+    a ``.`` in it as a suffix."""
     text = " ".join(candidate) if isinstance(candidate, (list, tuple)) else str(candidate)
     words = [re.sub(r"\.(py|sh|R|jl|js|awk)$", "", word.rstrip("/").rsplit("/", 1)[-1])
              for word in re.split(r"[\s:]+", text) if word]
     name = re.sub(r"[^A-Za-z0-9_.=+]+", "-", "-".join(words)).strip("-.")
-    return name[:60].rstrip("-.") or "candidate"
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{name[:60].rstrip('-.') or 'candidate'}-{digest}"

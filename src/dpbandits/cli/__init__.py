@@ -101,8 +101,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # when it flushes standard output at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except OSError as error:
-        if error.errno not in _OUTPUT_ERRNOS:
+    except (MemoryError, OSError, RuntimeError) as error:
+        exhausted = _exhausted(error)
+        if exhausted is not None:
+            print(f"dpbandits: error: {exhausted}", file=sys.stderr)
+            return 2
+        if not isinstance(error, OSError) or error.errno not in _OUTPUT_ERRNOS:
             return _internal_error(error)
         # The output could not be written: what was written before stays; standard output is
         # pointed at the null device so that Python's flush at exit does not fail again.
@@ -121,6 +125,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBIG}
 """Errors of writing the output that are the machine's, not the program's."""
+
+
+def _exhausted(error: BaseException) -> str | None:
+    """The message for a system that ran out of memory, processes or threads (the candidate's
+    doing, when one ran: a fork bomb, a process limit ``ulimit -u``, memory without bound;
+    never a bug of ours), or None for any other error."""
+    if isinstance(error, MemoryError):
+        what = "memory"
+    elif isinstance(error, OSError) and error.errno == errno.EAGAIN:
+        what = "a new process or thread (EAGAIN)"
+    elif isinstance(error, RuntimeError) and "can't start new thread" in str(error):
+        what = "a new thread"
+    else:
+        return None
+    return (f"the system refused {what}: its limits are exhausted, as by a candidate that starts "
+            f"processes without end or uses memory without bound (the candidate's processes end "
+            f"with the command); run it with fewer --workers or higher limits (ulimit -u, "
+            f"ulimit -v)")
 
 
 def _internal_error(error: BaseException) -> int:

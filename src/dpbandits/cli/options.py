@@ -315,8 +315,10 @@ def add_candidate_options(parser: argparse.ArgumentParser, *, required: bool,
                              "this machine has none; docs/audit-protocol.md#isolation)")
     parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                         help="seconds the candidate may take for each call (a Python "
-                             "candidate: loading, building, each act and observe; a program: "
-                             "each expected line) (default %(default)s)")
+                             "candidate: loading, building, each act and observe, of its own "
+                             "time, not counting the time a loaded machine kept it waiting, and "
+                             "at most 10 times as long on the wall clock; a program: each "
+                             "expected line) (default %(default)s)")
 
 
 def sandbox_line(args: argparse.Namespace) -> str:

@@ -119,11 +119,12 @@ def _run(args: argparse.Namespace, request, out) -> int:
             close()
         if record is not None:
             record.check(args.external or args.python)
-    stem = out / f"validate-{against}-{short_name(args.external or args.python)}"
+    stem = f"validate-{against}-{short_name(args.external or args.python)}"
+    written = out / f"{stem}.json", out / f"{stem}.png"
     sandbox = sandbox_line(args)
     document = with_status({**result.to_dict(), "sandbox": sandbox}, result.exit_status)
-    write_json(document, stem.with_suffix(".json"))
-    plot(result, stem.with_suffix(".png"))
+    write_json(document, written[0])
+    plot(result, written[1])
     if args.json:
         import json
 
@@ -131,5 +132,5 @@ def _run(args: argparse.Namespace, request, out) -> int:
     else:
         print(result.summary())
         print(sandbox)
-    print(f"wrote {stem}.json and {stem}.png", file=sys.stderr)
+    print(f"wrote {written[0]} and {written[1]}", file=sys.stderr)
     return result.exit_status

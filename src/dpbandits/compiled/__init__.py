@@ -67,6 +67,11 @@ def unsupported(policy, source) -> str | None:
         return f"{policy.name} has no compiled kernel"
     if source_kind(source) is None:
         return f"the compiled backend cannot draw rewards from {type(source).__name__}"
+    planted = sorted({key for attributes in getattr(policy, "planted_changes", {}).values()
+                      for key in attributes if getattr(policy, key) != getattr(type(policy), key)})
+    if planted:
+        return (f"the {policy.name} kernel runs the algorithm itself, not a planted variant "
+                f"({', '.join(planted)} changed)")
     if policy.feedback == "semi" and getattr(source, "optimal_value", None) is None:
         return "a semi-bandit policy needs a source with an optimal_value (a matroid environment)"
     reason = getattr(module, "unsupported", None)

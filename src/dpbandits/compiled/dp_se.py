@@ -36,13 +36,6 @@ State = namedtuple("State", "epsilon T blocks active n_active e R pos sums mu_ti
                             "R_table threshold_table rng")
 
 
-def unsupported(policy) -> str | None:
-    """The kernel runs DP-SE's own noise scale only."""
-    if getattr(policy, "noise_scale", 1.0) != 1.0:
-        return "the DP-SE kernel runs DP-SE's own noise scale (noise_scale = 1)"
-    return None
-
-
 def schedule_tables(policy) -> tuple[np.ndarray, np.ndarray]:
     """R_e (l.5) and 2 (h_e + c_e) (l.8) for every epoch e a run can reach and every |S| <= K.
 

@@ -21,9 +21,8 @@ State = namedtuple("State", "s n index random_ties log_previous rng keys")
 
 
 def unsupported(policy) -> str | None:
-    """The kernel plays the first K pulls in increasing order and UCB1's own radius only."""
-    if getattr(policy, "radius_scale", 1.0) != 1.0:
-        return "the UCB1 kernel runs UCB1's own radius (radius_scale = 1)"
+    """The kernel plays the first K pulls in increasing order (and no planted radius:
+    :func:`dpbandits.compiled.unsupported`)."""
     if getattr(policy, "initial_order", "first") != "first":
         return "the UCB1 kernel plays the first K pulls in increasing order (initial_order='first')"
     return None

@@ -80,6 +80,17 @@ class PolicyBase:
     one trace then covers every output)."""
     trace_setting: ClassVar[TraceSetting | None] = None
     """The accountant's trace setting, where the default one would trace no release."""
+    radius_scale: ClassVar[float] = 1.0
+    """A factor on the confidence radius of the index (the sqrt(c ln t / n) term), for the
+    algorithms that have one; 1 is the algorithm. Other values are planted variants only (what
+    ``validate`` runs to state its power: ``planted_changes``, set on a built policy); the
+    compiled backend refuses a policy whose planted attributes differ from its class's."""
+    prior: ClassVar[float] = 1.0
+    """a = b of the Beta(a, b) prior of a Thompson sampling draw, for the algorithms that draw
+    one; 1 is the uniform prior. Other values are planted variants only, as ``radius_scale``."""
+    posterior_weight: ClassVar[float] = 1.0
+    """A factor on the counts of a Thompson sampling posterior draw, Beta(w S + a, w (O - S) +
+    a); 1 is the posterior. Other values are planted variants only, as ``radius_scale``."""
     parameter_domains: ClassVar[dict[str, Domain]] = {}
     """Domains of the parameters whose meaning is this algorithm's own (the shared names' are in
     :mod:`dpbandits.reference.domains`); every parameter of the constructor has one, checked

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import integrate, special
+from scipy import integrate, optimize, special
 
 from ..errors import DPBanditsError, check_positive_int
 from . import noise as noise_source
@@ -97,7 +97,10 @@ def log_probabilities(scores: np.ndarray, noise: str, scale: float) -> np.ndarra
         return u - special.logsumexp(u)
     if noise == "exponential":
         return _permute_and_flip_log_probabilities(u)
-    return np.array([_laplace_log_probability(u, j) for j in range(u.size)])
+    # Arms with equal utilities have equal probabilities: one integral per distinct utility.
+    values, inverse, counts = np.unique(u, return_inverse=True, return_counts=True)
+    return np.array([_laplace_log_probability(values, counts, k)
+                     for k in range(values.size)])[inverse]
 
 
 def probabilities(scores: np.ndarray, noise: str, scale: float) -> np.ndarray:
@@ -107,31 +110,49 @@ def probabilities(scores: np.ndarray, noise: str, scale: float) -> np.ndarray:
 
 # --8<-- [start:exponential-law]
 def _permute_and_flip_log_probabilities(u: np.ndarray) -> np.ndarray:
-    """log q_j + log int_0^1 prod_{i != j} (1 - q_i x) dx, with q = exp(u), max(u) = 0."""
-    K = u.size
-    x, w = np.polynomial.legendre.leggauss(K // 2 + 1)
+    """log q_j + log int_0^1 prod_{i != j} (1 - q_i x) dx, with q = exp(u), max(u) = 0.
+
+    The integrand is a polynomial of degree K - 1: Gauss-Legendre with K // 2 + 1 nodes is exact.
+    Arms with equal utilities share their factor and their probability."""
+    values, inverse, counts = np.unique(u, return_inverse=True, return_counts=True)
+    x, w = special.roots_legendre(u.size // 2 + 1)
     x, w = (x + 1.0) / 2.0, w / 2.0                      # nodes and weights on [0, 1]
-    q = np.exp(u)
-    log_factor = np.log1p(-np.outer(q, x))               # (K, nodes): log(1 - q_i x_k)
-    log_all = log_factor.sum(axis=0)                     # sum over every i
-    log_integrand = log_all[None, :] - log_factor        # drop i = j
+    q = np.exp(values)
+    log_factor = np.log1p(-np.outer(q, x))               # (values, nodes): log(1 - q_m x_k)
+    log_all = counts @ log_factor                        # sum over every arm i
+    log_integrand = log_all[None, :] - log_factor        # drop one arm of utility values[m]
     log_integral = special.logsumexp(log_integrand, b=w[None, :], axis=1)
-    return u + log_integral
+    return (values + log_integral)[inverse]
 # --8<-- [end:exponential-law]
 
 
 # --8<-- [start:laplace-law]
-def _laplace_log_probability(u: np.ndarray, j: int) -> float:
-    """log of int f(z) prod_{i != j} F(u_j - u_i + z) dz for standard Laplace (scale 1)."""
-    d = u[j] - np.delete(u, j)
+def _laplace_log_probability(values: np.ndarray, counts: np.ndarray, k: int) -> float:
+    """log of int f(z) prod_{i != j} F(u_j - u_i + z) dz for standard Laplace (scale 1), for an
+    arm j of utility ``values[k]``, where ``counts[m]`` arms have utility ``values[m]``."""
+    others = counts - (np.arange(counts.size) == k)
+    d = (values[k] - values)[others > 0]
+    others = others[others > 0]
 
     def log_integrand(z: float) -> float:
         x = d + z
         log_F = np.where(x < 0, math.log(0.5) + np.minimum(x, 0.0),
                          np.log1p(-0.5 * np.exp(-np.maximum(x, 0.0))))
-        return -math.log(2.0) - abs(z) + float(log_F.sum())
+        return -math.log(2.0) - abs(z) + float(others @ log_F)
 
-    breaks = np.unique(np.concatenate([[0.0], -d]))
+    # The log-integrand is concave: its maximum lies between the smallest kink and the point
+    # past the largest where the sum of the K - 1 slopes 0.5 e^-x / (1 - 0.5 e^-x) is below 1. With
+    # many arms it is far from every kink (K = 10 000 equal utilities: at z = ln(K / 2), not
+    # 0), and the integrand is scaled by its value there so that it stays finite.
+    kinks = np.concatenate([[0.0], -d])
+    top = optimize.minimize_scalar(lambda z: -log_integrand(z), method="bounded",
+                                   bounds=(kinks.min(), kinks.max() + math.log(others.sum()) + 1.0),
+                                   options={"xatol": 1e-6}).x
+    # a break at the maximiser only where the kinks miss the maximum by more than a factor e
+    # (elsewhere the breaks and the scale are the kinks', as they were)
+    breaks = np.unique(kinks)
+    if log_integrand(top) > max(log_integrand(b) for b in breaks) + 1.0:
+        breaks = np.unique(np.append(breaks, top))
     peak = max(log_integrand(b) for b in breaks)
     edges = [-np.inf, *breaks.tolist(), np.inf]
     total = 0.0

@@ -18,7 +18,9 @@ alternatives tried against a differing candidate, and the reference's planted va
 * :func:`planted_power`: when a candidate conforms, the reference's own planted variants are run
   at the same size and compared with the reference's samples as a candidate would be. Each
   names the one part it changes (:attr:`Change.part`): the changes the algorithm declares in
-  ``planted_changes`` (UCB1's radius: its bonus; DP-SE's noise scale), the single parts it
+  ``planted_changes`` (every confidence radius, as Anytime-Lazy-UCB's sqrt(2 ln t / O_j) for
+  sqrt(3 ln t / O_j); Thompson sampling's prior and its posterior draw; DP-SE's noise scale), the
+  single parts it
   declares in ``planted_parts`` (a description -> the part and factors on attributes: for
   DP-UCB-BOUND its bonus alone and its noise scale alone, the other left as it is), every other value of every documented parameter, those the user set included (the
   other value is probed), and epsilon x 2 and x 1/2 for a private ALGO (which move the noise and
@@ -61,8 +63,9 @@ class Change:
     variant: str | None = None
     scales: tuple[tuple[str, float], ...] = ()
     part: str = ""
-    """The one part of the algorithm it changes (``bonus``, ``noise scale``, ``schedule``,
-    ``parameter NAME``, ``variant``), or what it moves together (epsilon)."""
+    """The one part of the algorithm it changes (``confidence radius``, ``bonus``, ``noise
+    scale``, ``prior``, ``posterior draw``, ``schedule``, ``parameter NAME``, ``variant``), or
+    what it moves together (epsilon)."""
 
     @property
     def planted(self) -> bool:
@@ -170,8 +173,9 @@ def alternatives(cls: type, variant: str | None, params: dict[str, Any],
     return changes
 
 
-_DECLARED_PARTS = (("radius", "bonus"), ("noise", "noise scale"), ("round", "schedule"),
-                   ("epoch", "schedule"))
+_DECLARED_PARTS = (("radius", "confidence radius"), ("prior", "prior"),
+                   ("posterior", "posterior draw"), ("noise", "noise scale"),
+                   ("round", "schedule"), ("epoch", "schedule"))
 
 
 def _declared_part(description: str) -> str:

@@ -162,8 +162,12 @@ class AdaPKLUCB(PolicyBase):
     """Planted variants that change one part (what ``validate`` runs to state its power):
     epsilon x 2 moves the noise Lap(1/(eps n_a)) and the index's alpha ln t / (eps n_a)
     together; these scale the Laplace draws alone, or double eps and the draws' scale so that
-    only the index's privacy shift moves. The episode schedule (each episode doubles N_a) has no
-    factor to plant."""
+    only the index's privacy shift moves; ``planted_changes`` moves the confidence radius alone
+    (the KL ball's level alpha ln t / n_a, or with ``index=ucb`` the radius of eq. (7)). The
+    episode schedule (each episode doubles N_a) has no factor to plant."""
+    planted_changes = {"confidence radius: the KL ball's level alpha ln t / n_a x 1/2 (with "
+                       "index=ucb the radius x 1/sqrt(2); shift and noise unchanged)":
+                       {"radius_scale": math.sqrt(0.5)}}
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "random", alpha: float = 3.1, index: str = "kl",
@@ -207,10 +211,11 @@ class AdaPKLUCB(PolicyBase):
         mu, n = self.mu_tilde[rows], self.n[rows]
         log_t = math.log(t)
         if self.index_kind == "ucb":                                             # eq. (7)
-            return (mu + np.sqrt(self.alpha * math.log(2 * t) / (2.0 * n))
+            return (mu + self.radius_scale * np.sqrt(self.alpha * math.log(2 * t) / (2.0 * n))
                     + self.alpha * log_t / (self.epsilon * n))
         shifted = np.clip(mu + self.alpha * log_t / (self.epsilon * n), 0.0, 1.0)
-        return kl_ucb_index(shifted, self.alpha * log_t / n)
+        # the KL ball's level; its radius grows as the level's square root (Pinsker)
+        return kl_ucb_index(shifted, self.radius_scale ** 2 * self.alpha * log_t / n)
 
     def act(self, t: int) -> np.ndarray:
         if t <= self.K:

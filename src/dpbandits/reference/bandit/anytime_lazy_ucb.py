@@ -60,6 +60,8 @@ class AnytimeLazyUCB(PolicyBase):
             "its smaller bonus (l.4) puts arm 0's next pull at a threshold on mu~_0 below 0: "
             "an event of exact ratio e^eps in the Laplace tail")
     white_box_statistic = "mu_tilde"
+    planted_changes = {"confidence radius sqrt(2 ln t / O_j) for sqrt(3 ln t / O_j) (l.4; "
+                       "bonus and noise unchanged)": {"radius_scale": math.sqrt(2.0 / 3.0)}}
     planted_parts = {
         "noise scale alone x 1/2 (every Laplace draw at Lap(1/(2 eps)); bonus unchanged)":
             ("noise scale", {"rng": 0.5}),
@@ -69,7 +71,9 @@ class AnytimeLazyUCB(PolicyBase):
     """Planted variants that change one part (what ``validate`` runs to state its power):
     epsilon x 2 moves the noise Lap(1/eps) and the bonus's 3 ln t / (eps O_j) together; these
     scale the Laplace draws alone, or double eps and the draws' scale so that the noise stays
-    Lap(1/eps) and only the bonus moves. The doubling schedule has no factor to plant."""
+    Lap(1/eps) and only the bonus moves; ``planted_changes`` moves the confidence radius alone
+    (the constant 2 of UCB1's radius for the paper's 3). The doubling schedule has no factor to
+    plant."""
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:
@@ -95,7 +99,7 @@ class AnytimeLazyUCB(PolicyBase):
         if t <= self.K:
             return np.full(self.runs, t - 1)                                     # [l.2]
         log_t = math.log(t)
-        ucb = self.mu_tilde + math.sqrt(3.0 * log_t) * self.sqrt_inv_O           # [l.4]
+        ucb = self.mu_tilde + self.radius_scale * math.sqrt(3.0 * log_t) * self.sqrt_inv_O  # [l.4]
         ucb += (3.0 * log_t / self.epsilon) * self.inv_O
         return self.argmax(ucb)
     # --8<-- [end:act]

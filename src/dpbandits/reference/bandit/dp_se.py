@@ -140,7 +140,8 @@ class DPSE(PolicyBase):
     kernel = "dp_se"
     noise_scale = 1.0
     """A factor on the Laplace scale of l.7; 1 is DP-SE. Other values are planted variants only
-    (what ``validate`` runs to state its power: ``planted_changes``); the kernel refuses them."""
+    (what ``validate`` runs to state its power: ``planted_changes``); the compiled backend refuses
+    them."""
     planted_changes = {"noise scale x 1/2": {"noise_scale": 0.5}}
     planted_parts = {
         "schedule alone: the first epoch's R_1 x 2 (its release and threshold as l.7-l.8 compute "

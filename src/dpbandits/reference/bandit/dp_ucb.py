@@ -94,7 +94,9 @@ class DPUCB(PolicyBase):
     }
     """Planted variants that change one part (what ``validate`` runs to state its power): the
     index has no nu_a, so variant ``paper`` already changes the noise alone (x 1/2) and epsilon
-    x 2 does too; this one doubles it. The radius sqrt(2 ln t / n) has no factor to plant."""
+    x 2 does too; this one doubles it. ``planted_changes`` moves the radius sqrt(2 ln t / n) alone."""
+    planted_changes = {"confidence radius sqrt(3 ln t / n) for sqrt(2 ln t / n) (noise "
+                       "unchanged)": {"radius_scale": math.sqrt(1.5)}}
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:
@@ -114,7 +116,7 @@ class DPUCB(PolicyBase):
         """s_a(t)/n_{a,t} + sqrt(2 ln t / n_{a,t}) (nu_a = 0), shape (runs, K)."""
         n = self.n.astype(float)
         s = self.H.value
-        return s / n + np.sqrt(2.0 * math.log(t) / n)                           # [Alg.2 l.1]
+        return s / n + self.radius_scale * np.sqrt(2.0 * math.log(t) / n)       # [Alg.2 l.1]
 
     def act(self, t: int) -> np.ndarray:
         if t <= self.K:

@@ -159,7 +159,10 @@ class DPUCBBound(PolicyBase):
     """Planted variants that change one part (what ``validate`` runs to state its power):
     variant ``paper`` and epsilon x 2 change the noise and the bonus nu_a together (nu_a reads
     the policy's ``eps_L`` and ``eps_B``, the noise the hybrid mechanisms' own); each of these
-    multiplies one side's budgets by 2, giving that part the paper's value and leaving the other."""
+    multiplies one side's budgets by 2, giving that part the paper's value and leaving the other;
+    ``planted_changes`` moves the radius sqrt(2 ln t / n) alone."""
+    planted_changes = {"confidence radius sqrt(3 ln t / n) for sqrt(2 ln t / n) (bonus and "
+                       "noise unchanged)": {"radius_scale": math.sqrt(1.5)}}
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", tree_log_base: float | str = 2) -> None:
@@ -191,7 +194,8 @@ class DPUCBBound(PolicyBase):
         """s_a(t)/n_{a,t} + sqrt(2 ln t / n_{a,t}) + nu_a / n_{a,t}, shape (runs, K)."""
         n = self.n.astype(float)
         s = self.H.value                                                         # [Alg.1 l.9]
-        return s / n + np.sqrt(2.0 * math.log(t) / n) + self.nu(t) / n          # [Alg.1 l.14]
+        radius = self.radius_scale * np.sqrt(2.0 * math.log(t) / n)
+        return s / n + radius + self.nu(t) / n                                   # [Alg.1 l.14]
 
     def act(self, t: int) -> np.ndarray:
         if t <= self.K:

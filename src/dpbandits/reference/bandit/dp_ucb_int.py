@@ -391,8 +391,10 @@ class DPUCBInt(PolicyBase):
     }
     """A planted variant that changes one part (what ``validate`` runs to state its power):
     epsilon x 2 moves the release points alone (eps sets the interval; the noise n^(v/2 - 1)
-    does not read it), and this moves the noise alone. The radius sqrt(2 ln t / n) has no
-    factor to plant."""
+    does not read it), and this moves the noise alone; ``planted_changes`` moves the radius
+    sqrt(2 ln t / n) alone."""
+    planted_changes = {"confidence radius sqrt(3 ln t / n) for sqrt(2 ln t / n) (l.9; noise "
+                       "and release points unchanged)": {"radius_scale": math.sqrt(1.5)}}
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", v: float = 1.1, delta: float = math.exp(-10),
@@ -469,7 +471,7 @@ class DPUCBInt(PolicyBase):
         if self.bonus == "frozen":
             index = self.x_hat
         else:                           # deviation 4
-            index = self.mean_hat + np.sqrt(2.0 * math.log(t) / self.n)
+            index = self.mean_hat + self.radius_scale * np.sqrt(2.0 * math.log(t) / self.n)
         return self.argmax(index)                                                  # [Alg.3 l.10]
 
     def _release(self, t: int) -> None:
@@ -483,7 +485,7 @@ class DPUCBInt(PolicyBase):
         n = self.n[i, a]
         noise = laplace(self.rng, noise_scale(n, self.v), i.size)
         self.mean_hat[i, a] = release(self.s[i, a] / n, noise)                             # [Alg.3 l.9]
-        self.x_hat[i, a] = self.mean_hat[i, a] + np.sqrt(2.0 * math.log(t) / n)
+        self.x_hat[i, a] = self.mean_hat[i, a] + self.radius_scale * np.sqrt(2.0 * math.log(t) / n)
         self.last_release[i, a] = n
         self.releases[i, a] += 1
 

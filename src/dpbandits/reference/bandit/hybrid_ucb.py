@@ -106,8 +106,11 @@ class HybridUCB(PolicyBase):
     """Planted variants that change one part (what ``validate`` runs to state its power):
     epsilon x 2 moves the noise (arrays Lap(2/eps), nodes Lap(2(r+1)/eps)) and the index's
     privacy term together; these scale every Laplace draw alone, or double eps and keep every
-    scale (the nodes read eps, the arrays' scale was fixed at the start). The tree and array
-    schedule has no factor to plant."""
+    scale (the nodes read eps, the arrays' scale was fixed at the start); ``planted_changes``
+    moves the radius sqrt(3 log2 t / O_j) alone. The tree and array schedule has no factor to
+    plant."""
+    planted_changes = {"confidence radius sqrt(2 log2 t / O_j) for sqrt(3 log2 t / O_j) "
+                       "(eq. (35); bonus and noise unchanged)": {"radius_scale": math.sqrt(2.0 / 3.0)}}
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:
@@ -154,7 +157,7 @@ class HybridUCB(PolicyBase):
         """
         log_t = math.log2(t)
         O = self.O.astype(float)
-        return (self.mu_tilde + np.sqrt(3.0 * log_t / O)
+        return (self.mu_tilde + self.radius_scale * np.sqrt(3.0 * log_t / O)
                 + 6.0 * math.sqrt(8.0) * log_t * self.r / (self.epsilon * O))
 
     # --8<-- [end:index]

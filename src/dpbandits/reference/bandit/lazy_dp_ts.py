@@ -87,8 +87,15 @@ class LazyDPTS(PolicyBase):
     """Planted variants that change one part (what ``validate`` runs to state its power):
     epsilon x 2 moves the noise Lap(1/eps) and the optimistic shift of l.4 together; these
     scale the Laplace draws alone (the Beta draws are untouched), or double eps and the Laplace
-    draws' scale so that only the shift moves. The doubling schedule and the Beta posterior's
-    scale O_j have no factor to plant."""
+    draws' scale so that only the shift moves. ``planted_changes`` moves one part of the Beta
+    draw of l.4 alone: its prior, or the weight of its counts O_j. The doubling schedule has no
+    factor to plant."""
+    planted_changes = {
+        "prior Beta(1/2, 1/2) (Jeffreys) for Beta(1, 1) (l.4; shift, noise and counts "
+        "unchanged)": {"prior": 0.5},
+        "posterior draw at twice the counts, Beta(2 mu+_j O_j + 1, 2 (1 - mu+_j) O_j + 1) (l.4; "
+        "shift and noise unchanged)": {"posterior_weight": 2.0},
+    }
 
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first", log_base: str | int = "e") -> None:
@@ -123,7 +130,8 @@ class LazyDPTS(PolicyBase):
         if t <= self.K:
             return np.full(self.runs, t - 1)                                     # [Alg.3 l.2]
         mu_plus = self.shifted_mean(t)                                           # [Alg.3 l.4]
-        theta = self.rng.beta(mu_plus * self.O + 1.0, (1.0 - mu_plus) * self.O + 1.0)
+        w, a = self.posterior_weight, self.prior                 # 1, 1: planted variants only
+        theta = self.rng.beta(w * mu_plus * self.O + a, w * (1.0 - mu_plus) * self.O + a)
         return self.argmax(theta)                                                # [Alg.3 l.5]
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:

@@ -119,7 +119,9 @@ class PrivateUCB(PolicyBase):
     """Planted variants that change one part (what ``validate`` runs to state its power):
     epsilon x 2 moves the trees' noise and the relaxation Gamma_t together; the trees fix their
     scale when built, so eps x 2 afterwards moves Gamma_t alone, and the trees' scale x 1/2 the
-    noise alone."""
+    noise alone; ``planted_changes`` moves the radius sqrt(2 ln t / n_a) alone."""
+    planted_changes = {"confidence radius sqrt(3 ln t / n_a) for sqrt(2 ln t / n_a) (Gamma_t "
+                       "and noise unchanged)": {"radius_scale": math.sqrt(1.5)}}
 
     def __init__(self, K: int, *, epsilon: float, T: int, runs: int = 1, rng,
                  variant: str | None = None, tie_break: str = "first", gamma_rule: str = "t",
@@ -162,7 +164,7 @@ class PrivateUCB(PolicyBase):
         """r_a(t)/n_a + sqrt(2 ln t / n_a) + Gamma_t/n_a for every run and arm (l.8)."""
         n = self.n.astype(float)
         r = self.trees.value                                                   # [Alg.1 l.7]
-        return r / n + np.sqrt(2.0 * math.log(t) / n) + self.Gamma(t) / n
+        return r / n + self.radius_scale * np.sqrt(2.0 * math.log(t) / n) + self.Gamma(t) / n
 
     def act(self, t: int) -> np.ndarray:
         if t > self.T:

@@ -51,6 +51,15 @@ class ThompsonSampling(PolicyBase):
     private = False
 
     kernel = "thompson"
+    planted_changes = {
+        "prior Beta(1/2, 1/2) (Jeffreys) for Beta(1, 1) (l.4; posterior counts unchanged)":
+            {"prior": 0.5},
+        "posterior draw at twice the counts, Beta(2 S_j + 1, 2 (O_j - S_j) + 1) (l.4; each draw's "
+        "spread about 1/sqrt(2) of the posterior's)": {"posterior_weight": 2.0},
+    }
+    """Planted variants, one per part of l.4 (what ``validate`` runs to state its power): the
+    prior alone, and the posterior's counts alone. Random ties (``tie_break=random``) have the
+    reference's own law, the draws tying with probability 0."""
 
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:
@@ -66,7 +75,8 @@ class ThompsonSampling(PolicyBase):
 
     # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
-        theta = self.rng.beta(self.S + 1.0, self.O - self.S + 1.0)              # [Alg.2 l.4]
+        w, a = self.posterior_weight, self.prior                 # 1, 1: planted variants only
+        theta = self.rng.beta(w * self.S + a, w * (self.O - self.S) + a)         # [Alg.2 l.4]
         return self.argmax(theta)                                                # [Alg.2 l.5]
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:

@@ -56,9 +56,6 @@ class UCB1(PolicyBase):
     private = False
 
     kernel = "ucb1"
-    radius_scale = 1.0
-    """A factor on the radius of l.3; 1 is UCB1. Other values are planted variants only (what
-    ``validate`` runs to state its power: ``planted_changes``); the kernel refuses them."""
     planted_changes = {"radius x 1/2": {"radius_scale": 0.5}, "radius x 2": {"radius_scale": 2.0}}
     parameter_domains = {
         "log_round": OneOf("t", "t-1", text="'t' (ln t of the current round, as Tossou and "
