@@ -40,6 +40,13 @@ VERDICT_LINE = re.compile(r"-> (CONSISTENT|VIOLATION)|^(privacy|behaviour|regret
 """What reads as one of our verdict lines."""
 
 
+@pytest.fixture(autouse=True)
+def auditor_named(monkeypatch):
+    """The attacks aim at this process (in a PID namespace the candidate cannot name it by its
+    parent; a real attacker finds it in /proc)."""
+    monkeypatch.setenv("HOSTILE_AUDITOR", str(os.getpid()))
+
+
 @pytest.fixture
 def unsandboxed(monkeypatch):
     """The machine as one without Landlock: the auditor's own protections only."""
@@ -193,21 +200,28 @@ def test_no_process_of_the_candidate_outlives_the_audit(unsandboxed):
 
 
 def _auditor(argv: list[str], **env: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", "import sys; from dpbandits.cli import main; "
-                             "sys.exit(main())", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-c", "import os, sys; from dpbandits.cli import main; "
+                             "os.environ['HOSTILE_AUDITOR'] = str(os.getpid()); sys.exit(main())",
+                             *argv], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env={**os.environ, **env})
 
 
 @pytest.mark.exact
 def test_a_killed_auditor_leaves_no_verdict_and_no_host(tmp_path):
-    """The candidate without a sandbox may kill the auditor; then nothing reads as a verdict:
-    standard output holds no document and the --out folder no file."""
+    """The candidate without a sandbox may kill an auditor of its own user; then nothing reads
+    as a verdict: standard output holds no document and the --out folder no file. An auditor
+    run by root is out of its reach: the candidate runs as another user, and the audit ends
+    with its own verdict."""
     out = tmp_path / "out"
     process = _auditor(["validate", "--python", f"{ATTACKS}:ForgesVerdict", "--against",
                         "rnm-ftnl", "--epsilon", "1", "--runs", "20", "--horizon", "10",
                         "--json", "--no-progress", "--out", str(out)],
                        DPBANDITS_NO_SANDBOX="1")
     stdout, stderr = process.communicate(timeout=300)
+    if os.geteuid() == 0:
+        assert process.returncode == 1, (process.returncode, stderr)
+        assert json.loads(stdout)["exit_status"] == 1 and b'"epsilon_lower_bound": 0.0' not in stdout
+        return
     assert process.returncode == -signal.SIGKILL, (process.returncode, stderr)
     assert b"consistent" not in stdout and stdout.strip() == b""
     assert not out.exists() or [p.name for p in out.iterdir()] == []

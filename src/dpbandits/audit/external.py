@@ -320,7 +320,7 @@ class _Session:
         prepare_auditor()           # no process of the user reaches this one through /proc
         argv = self.m.argv
         box = sandbox.status()
-        if box.available:           # confined as a Python candidate's host is
+        if sandbox.LAUNCHES:        # confined as a Python candidate's host is
             self.folder = tempfile.mkdtemp(prefix="dpbandits-candidate-")
             executable = shutil.which(argv[0])
             if executable is None:

@@ -37,14 +37,15 @@ def host_main(owner: Any, connection: Any, progress: memoryview, output: int, fo
         _confine(connection.fileno(), output)
         _use_folder(folder)
         try:
-            sandbox.confine_host(folder, parent, box, tied)
+            watched = sandbox.confine_host(folder, parent, box, tied)
         except BaseException as error:
             os.write(2, f"the candidate's process could not confine itself: {error}\n".encode())
             status = UNCONFINED
             return
         owner._progress = progress
         owner._hosts = None
-        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+        if not watched:     # (in namespaces, their keeper watches the auditor)
+            threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
         while True:
             try:
                 request = pickle.loads(connection.recv_bytes())

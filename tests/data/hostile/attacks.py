@@ -46,7 +46,9 @@ class FTL:
 
 
 def _auditor():
-    return os.getppid()
+    """The auditor's pid: given by the test (in a PID namespace of its own the candidate cannot
+    name it; an attacker would find it in /proc), or the parent's."""
+    return int(os.environ.get("HOSTILE_AUDITOR") or os.getppid())
 
 
 def _try_open(path, mode):
