@@ -149,6 +149,8 @@ NOT_APPLICABLE = [
     (["audit", "rnm-ftnl", "--protocol", "interactive"], "--protocol"),
     (["audit", "rnm-ftnl", "--require-sandbox"], "--require-sandbox"),
     (["audit", "--all", "--require-sandbox"], "--require-sandbox"),
+    (["audit", "rnm-ftnl", "--allow-unsandboxed"], "--allow-unsandboxed"),
+    (["audit", "--all", "--allow-unsandboxed"], "--allow-unsandboxed"),
     (["audit", "rnm-ftnl", "--out", "{out}", "--variant", "paper"], "--variant"),
     (["audit", "rnm-ftnl", "--out", "{out}", "--horizon", "8", "--white-box"], "--horizon, --white-box"),
     (["audit", "rnm-ftnl", "--out", "{out}", "--param", "tie_break=random"], "--param"),

@@ -54,7 +54,7 @@ def unsandboxed(monkeypatch):
 
 
 def _audit(capsys, name: str, *extra: str) -> tuple[int, str, str]:
-    status = main(["audit", "--python", f"{ATTACKS}:{name}", *AUDIT, *extra])
+    status = main(["audit", "--python", f"{ATTACKS}:{name}", *AUDIT, "--allow-unsandboxed", *extra])
     out, err = capsys.readouterr()
     assert "Traceback" not in err
     return status, out, err
@@ -147,6 +147,44 @@ def test_an_audit_of_an_attacking_candidate_is_its_violation_and_says_it_was_san
 
 
 @pytest.mark.exact
+def test_without_a_sandbox_the_audit_refuses_unless_allowed(capsys, unsandboxed):
+    status = main(["audit", "--python", f"{ATTACKS}:FTL", *AUDIT])
+    out, err = capsys.readouterr()
+    assert status == 3 and out == "" and err == (
+        "dpbandits: could not test: candidate not sandboxed: switched off for this test; without "
+        "a sandbox the candidate could change the files later runs execute "
+        "(docs/audit-protocol.md#isolation); --allow-unsandboxed runs it anyway (exit status 3)\n")
+    status, out, err = _audit(capsys, "FTL")
+    _assert_violation(status, out, err)
+    assert json.loads(out)["notes"][-1].startswith("candidate not sandboxed: switched off")
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("value", ["0", "false", "yes", "2", " "])
+def test_no_sandbox_takes_1_or_true_only(capsys, monkeypatch, value):
+    monkeypatch.setattr(sandbox, "_STATUS", None)
+    monkeypatch.setenv(sandbox.NO_SANDBOX, value)
+    status = main(["audit", "--python", f"{ATTACKS}:FTL", *AUDIT])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and err == (
+        f"dpbandits: error: DPBANDITS_NO_SANDBOX must be 1 or true (or unset), got {value!r}\n")
+    for value in ("1", "true", "TRUE"):
+        monkeypatch.setenv(sandbox.NO_SANDBOX, value)
+        assert sandbox.switched_off()
+
+
+@pytest.mark.exact
+def test_require_sandbox_names_a_missing_part(capsys, monkeypatch):
+    box = sandbox.Sandbox(7, "", None, False, True, "no namespaces here (for this test)")
+    monkeypatch.setattr(sandbox, "_STATUS", box)
+    status = main(["audit", "--python", f"{ATTACKS}:FTL", *AUDIT, "--require-sandbox"])
+    out, err = capsys.readouterr()
+    assert status == 3 and out == "" and err == (
+        "dpbandits: could not test: candidate not fully sandboxed: no namespaces here (for this "
+        "test); --require-sandbox asks for one (exit status 3)\n")
+
+
+@pytest.mark.exact
 def test_without_a_sandbox_the_audit_says_so_and_require_sandbox_refuses(capsys, unsandboxed):
     status = main(["audit", "--python", f"{ATTACKS}:FTL", *AUDIT, "--require-sandbox"])
     out, err = capsys.readouterr()
@@ -215,7 +253,7 @@ def test_a_killed_auditor_leaves_no_verdict_and_no_host(tmp_path):
     out = tmp_path / "out"
     process = _auditor(["validate", "--python", f"{ATTACKS}:ForgesVerdict", "--against",
                         "rnm-ftnl", "--epsilon", "1", "--runs", "20", "--horizon", "10",
-                        "--json", "--no-progress", "--out", str(out)],
+                        "--json", "--no-progress", "--out", str(out), "--allow-unsandboxed"],
                        DPBANDITS_NO_SANDBOX="1")
     stdout, stderr = process.communicate(timeout=300)
     if os.geteuid() == 0:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DPBanditsError
-from . import sandbox
+from . import sandbox, tampering
 from .quoting import ERROR_CHARACTERS, QUOTED_CHARACTERS
 
 __all__ = ["host_main", "BROKEN", "UNCONFINED"]
@@ -44,6 +44,7 @@ def host_main(owner: Any, connection: Any, progress: memoryview, output: int, fo
             return
         owner._progress = progress
         owner._hosts = None
+        tampering.release()     # the candidate's own imports are not the auditor's
         if not watched:     # (in namespaces, their keeper watches the auditor)
             threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
         while True:

@@ -69,7 +69,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import DPBanditsError
-from . import sandbox
+from . import sandbox, tampering
 from .host import BROKEN, UNCONFINED, host_main
 from .quoting import neutral, quoted
 
@@ -113,14 +113,16 @@ _LOADING = -1
 
 def prepare_auditor() -> None:
     """Before a candidate runs: make this process non-dumpable (no process of the user can
-    open its descriptors, memory or environment through /proc) and import every module of
-    :data:`PRELOAD`."""
+    open its descriptors, memory or environment through /proc), import every module of
+    :data:`PRELOAD` and, without a sandbox, mark the tamper record
+    (:func:`dpbandits.audit.tampering.before_candidate`)."""
     sandbox.protect_auditor()
     for name in PRELOAD:
         try:
             importlib.import_module(name)
         except ImportError:     # not installed: the code that needs it says so when it does
             pass
+    tampering.before_candidate()
 
 
 def check_timeout(timeout: Any) -> float:

@@ -117,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(error, SystemExit) and args is None:
             raise                           # argparse's own exit (--help)
         return _internal_error(error)
+    finally:
+        tampering = sys.modules.get("dpbandits.audit.tampering")
+        if tampering is not None:           # imports after the command are no longer guarded
+            tampering.release()
 
 
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBIG}
