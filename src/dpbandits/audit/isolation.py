@@ -113,10 +113,13 @@ _LOADING = -1
 
 def prepare_auditor() -> None:
     """Before a candidate runs: make this process non-dumpable (no process of the user can
-    open its descriptors, memory or environment through /proc), import every module of
+    open its descriptors, memory or environment through /proc) and, without PID namespaces,
+    the subreaper of what candidates leave behind (:func:`dpbandits.audit.sandbox.end_orphans`
+    ends it), import every module of
     :data:`PRELOAD` and, without a sandbox, mark the tamper record
     (:func:`dpbandits.audit.tampering.before_candidate`)."""
     sandbox.protect_auditor()
+    sandbox.adopt_orphans()
     for name in PRELOAD:
         try:
             importlib.import_module(name)
@@ -247,6 +250,7 @@ class _Host:
         os.close(output_write)
         theirs.close()
         self.pid = pid
+        sandbox.ROOTS.add(pid)
         self.status: int | None = None
         self._tail: collections.deque[bytes] = collections.deque(maxlen=OUTPUT_LINES)
         self._lock = threading.Lock()
@@ -425,6 +429,8 @@ class _Host:
                 self.status = os.waitpid(self.pid, 0)[1]
             except ChildProcessError:
                 pass
+        sandbox.ROOTS.discard(self.pid)
+        sandbox.end_orphans()
         self.connection.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 

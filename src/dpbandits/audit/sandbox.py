@@ -147,6 +147,16 @@ class Sandbox:
             parts.append(f"; {self.lacking}")
         return parts
 
+    def short(self) -> str:
+        """The line in brief, for the end of an error line."""
+        if not self.available:
+            return f"candidate not sandboxed: {self.reason}"
+        parts = [f"Landlock ABI {self.abi}"]
+        parts += [f"uid {self.user[0]}"] if self.user is not None else []
+        parts += ["no sockets"] if self.seccomp else []
+        parts += ["namespaces"] if self.namespaces else []
+        return f"candidate sandboxed: {', '.join(parts)}"
+
     def missing(self) -> str:
         """What ``--require-sandbox`` finds missing (empty when :attr:`complete`)."""
         if not self.available:
@@ -569,13 +579,13 @@ def _allow(libc, ruleset: int, path: str, access: int, directory: bool) -> None:
 
 # ---- ending a host and what it started ---------------------------------------------------------
 
-def _parents() -> dict[int, int]:
-    """Every process's parent, read from /proc (empty where there is no /proc)."""
-    parents: dict[int, int] = {}
+def _stats() -> dict[int, tuple[int, int]]:
+    """Every process's parent and session, read from /proc (empty where there is no /proc)."""
+    found: dict[int, tuple[int, int]] = {}
     try:
         names = os.listdir("/proc")
     except OSError:
-        return parents
+        return found
     for name in names:
         if not name.isdigit():
             continue
@@ -584,11 +594,48 @@ def _parents() -> dict[int, int]:
                 text = handle.read()
         except OSError:
             continue
-        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split at the last ')'
+        # pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses, so split
+        # at the last ')'
         fields = text[text.rfind(b")") + 2:].split()
-        if len(fields) > 1:
-            parents[int(name)] = int(fields[1])
-    return parents
+        if len(fields) > 3:
+            found[int(name)] = int(fields[1]), int(fields[3])
+    return found
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent, read from /proc (empty where there is no /proc)."""
+    return {pid: parent for pid, (parent, _) in _stats().items()}
+
+
+ROOTS: set[int] = set()
+"""The processes this auditor started for candidates and has not ended yet (hosts, programs)."""
+
+
+def adopt_orphans() -> None:
+    """Where the candidate gets no PID namespace: make the auditor the subreaper of what it
+    starts, so that a process a candidate detaches and leaves behind becomes the auditor's
+    child (not init's) and :func:`end_orphans` finds it."""
+    if sys.platform.startswith("linux") and not status().namespaces:
+        try:
+            _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        except (OSError, AttributeError):
+            pass
+
+
+def end_orphans() -> None:
+    """End (and reap) every process a candidate left behind: the auditor's children in a
+    session other than its own that are not a live host or program of :data:`ROOTS` (a
+    candidate runs in sessions of its own; the auditor starts its own helpers in its session)."""
+    if not sys.platform.startswith("linux") or status().namespaces:
+        return
+    me, session = os.getpid(), os.getsid(0)
+    for pid, (parent, sid) in _stats().items():
+        if parent == me and sid != session and pid not in ROOTS:
+            end_tree(pid)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
 
 
 def descendants(pid: int) -> set[int]:

@@ -90,10 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_backend(args)                 # a kernel the algorithm declined: before any work
         return command_module(args.command).run(args)
     except DPBanditsError as error:
-        print(f"dpbandits: error: {error}", file=sys.stderr)
+        print(f"dpbandits: error: {error}{_sandbox_note(args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("dpbandits: interrupted", file=sys.stderr)
+        print(f"dpbandits: interrupted{_sandbox_note(args)}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader of standard output went away (``dpbandits list | head -1``): stop quietly,
@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except OSError as error:
         if error.errno not in _OUTPUT_ERRNOS:
-            return _internal_error(error)
+            return _internal_error(error, args)
         # The output could not be written: what was written before stays; standard output is
         # pointed at the null device so that Python's flush at exit does not fail again.
         from .options import OUTPUT_ERROR
@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (Exception, SystemExit) as error:
         if isinstance(error, SystemExit) and args is None:
             raise                           # argparse's own exit (--help)
-        return _internal_error(error)
+        return _internal_error(error, args)
     finally:
         tampering = sys.modules.get("dpbandits.audit.tampering")
         if tampering is not None:           # imports after the command are no longer guarded
@@ -127,7 +127,20 @@ _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBI
 """Errors of writing the output that are the machine's, not the program's."""
 
 
-def _internal_error(error: BaseException) -> int:
+def _sandbox_note(args: argparse.Namespace | None) -> str:
+    """Where a command that names a candidate ends without its result: the sandbox line in
+    brief (every exit states it; a result carries the whole line)."""
+    if not (getattr(args, "external", None) or getattr(args, "python", None)):
+        return ""
+    from ..audit import sandbox
+
+    try:
+        return f" [{sandbox.status().short()}]"
+    except ValueError:                      # DPBANDITS_NO_SANDBOX itself is the error
+        return ""
+
+
+def _internal_error(error: BaseException, args: argparse.Namespace | None = None) -> int:
     """One line naming what escaped a command, status 70 (the traceback only on request)."""
     import os
     import traceback
@@ -138,7 +151,7 @@ def _internal_error(error: BaseException) -> int:
             else f"{type(error).__name__}: {error}")
     print(f"dpbandits: internal error: {(what.splitlines() or [''])[0][:500]} (a bug in "
           f"dpbandits, not a finding; exit status {INTERNAL_ERROR}; set "
-          f"DPBANDITS_TRACEBACK=1 to see where)", file=sys.stderr)
+          f"DPBANDITS_TRACEBACK=1 to see where){_sandbox_note(args)}", file=sys.stderr)
     if os.environ.get("DPBANDITS_TRACEBACK"):
         traceback.print_exception(error)
     return INTERNAL_ERROR
