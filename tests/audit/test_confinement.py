@@ -17,6 +17,7 @@ import dataclasses
 import os
 import socket
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -39,6 +40,11 @@ TABLE = Table(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]))
 MACHINE = sandbox.status()
 ROOT = os.geteuid() == 0
 KINDS = ["python", "command"]
+PYTHON = next((path for path in ("/usr/bin/python3", sys.executable)
+               if os.access(path, os.X_OK, effective_ids=True) and
+               os.stat(path).st_mode & stat.S_IXOTH), sys.executable)
+"""The program's interpreter: one every user may run where there is one (the candidate of an
+auditor without privileges cannot enter a private folder holding the auditor's Python)."""
 
 
 def _with(monkeypatch, **parts) -> None:
@@ -56,7 +62,7 @@ def _run(kind: str, name: str) -> None:
             mechanism.close()
         assert (actions == 0).all()
     else:
-        CommandMechanism([sys.executable, str(PROGRAM), name], 2, 1.0, timeout=10).sample(TABLE, 3, 0)
+        CommandMechanism([PYTHON, str(PROGRAM), name], 2, 1.0, timeout=10).sample(TABLE, 3, 0)
 
 
 @pytest.fixture
@@ -99,13 +105,35 @@ def test_without_namespaces_the_auditor_adopts_and_ends_the_detached_process(mon
             if kind == "python":
                 _run(kind, "DetachesAndExits")
             else:       # the detached process holds the program's output until the time limit
-                CommandMechanism([sys.executable, str(PROGRAM), "DetachesAndExits"], 2, 1.0,
+                CommandMechanism([PYTHON, str(PROGRAM), "DetachesAndExits"], 2, 1.0,
                                  timeout=2).sample(TABLE, 1, 0)
         time.sleep(1.0)
         assert _marked(mark) == set()
     finally:
         for pid in _marked(mark):
             sandbox._signal(pid, 9)
+
+
+@pytest.mark.skipif(not MACHINE.namespaces, reason=MACHINE.lacking or "no namespaces")
+def test_a_detached_process_of_a_live_host_ends_when_the_auditor_is_killed(mark):
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from dpbandits.cli import main; sys.exit(main())",
+         "audit", "--python", f"{ATTACKS}:Detaches", "--claim-epsilon", "1", "--arms", "2",
+         "--samples", "1000000", "--horizon", "16", "--feedback", "full", "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _marked(mark) and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        assert _marked(mark), "the candidate did not start its detached process"
+    finally:
+        process.kill()
+        process.wait()
+    time.sleep(1.0)
+    left = _marked(mark)
+    for pid in left:
+        sandbox._signal(pid, 9)
+    assert left == set()
 
 
 # ---- no sockets out ----------------------------------------------------------------------------

@@ -68,16 +68,7 @@ def _confine(keep: int, output: int) -> None:
     os.dup2(null, 0)
     os.dup2(output, 1)
     os.dup2(output, 2)
-    try:
-        descriptors = [int(name) for name in os.listdir("/proc/self/fd")]
-    except OSError:
-        descriptors = list(range(3, 1024))
-    for fd in descriptors:
-        if fd > 2 and fd != keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    sandbox.close_above_2(keep)
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = open(1, "w", buffering=1, closefd=False)
     sys.stderr = open(2, "w", buffering=1, closefd=False)

@@ -29,7 +29,11 @@ imported. On Linux:
     socket of any family, so no pathname unix socket (a docker or ssh-agent socket, D-Bus) and
     no TCP to this machine either; the channel to the auditor was made before;
   - every other capability is dropped, for good.
-* :func:`end_tree`: stop a host and every process it started, detached ones included.
+* :func:`end_tree`: stop a host and every process it started, detached ones included; without
+  namespaces, :func:`adopt_orphans` and :func:`end_orphans` make the auditor the subreaper of
+  what a host or program leaves behind when it ends itself, and end it.
+* :func:`switched_off`: ``DPBANDITS_NO_SANDBOX`` (1 or true only) turns Landlock, the
+  namespaces and the seccomp filter off; the change of user stays.
 
 What remains possible inside the domain is listed in docs/audit-protocol.md#isolation.
 """
@@ -381,7 +385,7 @@ def _relay(pid: int, read: int, parent: int, tied: bool) -> None:
     _only(read)
     while True:
         try:
-            done, status_ = os.waitpid(pid, os.WNOHANG)
+            done, status_ = os.waitpid(pid, 0 if tied else os.WNOHANG)
         except ChildProcessError:
             done, status_ = pid, 0
         if done:
@@ -397,6 +401,12 @@ def _relay(pid: int, read: int, parent: int, tied: bool) -> None:
         try:
             signal.signal(number, signal.SIG_DFL)
         except (OSError, ValueError):       # SIGKILL and SIGSTOP have no handler to reset
+            pass
+        try:                                # the keeper's own core (a copy of the auditor's
+            import resource                 # memory for a host) is nobody's business
+
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ImportError, OSError, ValueError):
             pass
         os.kill(os.getpid(), number)
         os._exit(128 + number)
@@ -433,6 +443,11 @@ def _only(keep: int) -> None:
     for fd in (0, 1, 2):
         if fd != null:
             os.dup2(null, fd)
+    close_above_2(keep)
+
+
+def close_above_2(keep: int) -> None:
+    """Close every descriptor above the standard three but ``keep``."""
     try:
         descriptors = [int(name) for name in os.listdir("/proc/self/fd")]
     except OSError:

@@ -21,7 +21,10 @@ import struct
 import sys
 import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:     # run as an external program by a Python without numpy (program.py)
+    np = None
 
 
 class Breached(Exception):
@@ -330,6 +333,8 @@ class ChangesMetadata(FTL):
 
     def attack(self):
         path = os.environ["HOSTILE_FILE"]
+        with open(path, "rb") as handle:        # reading it is allowed, in a folder of 0700
+            handle.read()
         info = os.stat(path)
         attempts = (
             ("chmod", lambda: os.chmod(path, 0o4755),
