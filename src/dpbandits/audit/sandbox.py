@@ -291,9 +291,16 @@ def _prctl(option: int, value: int) -> int:
     return result
 
 
+STARTS = 0
+"""How many times this process was about to start a candidate's process (:func:`protect_auditor`
+runs before each): a command that ends in an error after one started states the sandbox."""
+
+
 def protect_auditor() -> bool:
     """Make this process non-dumpable (Linux): its ``/proc`` entries that give access to its
     descriptors, memory and environment refuse other processes of its user. True when done."""
+    global STARTS
+    STARTS += 1
     if not sys.platform.startswith("linux"):
         return False
     try:

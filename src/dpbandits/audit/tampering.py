@@ -20,10 +20,12 @@ stops that; :class:`Record` detects it, in three parts:
 * once every process of the candidate has ended, before any result is printed or written
   (:meth:`Record.check`): every file of the first two parts compared.
 
-A change is the candidate's: one line naming the file, exit status 2, no result. What it does not
-see: a new numba cache file (the auditor writes those too), files no later run reads, and
-anything a candidate running as the auditor's user changes in files of another program;
-docs/audit-protocol.md#isolation says so.
+A change is the candidate's: one line naming the file, exit status 2, no result. numba's kernels
+are compared by content, and its index and new kernels not at all (the auditor and other
+processes write those too). What it does not see: an entry added to numba's index with a new
+kernel, files no later run reads, and anything a candidate running as the auditor's user
+changes in files of another program; another process writing this package's compiled files at
+the same time reads as the candidate's. docs/audit-protocol.md#isolation says so.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ CUSTOMIZE = ("sitecustomize", "usercustomize")
 """Modules every Python process imports at start-up when they exist on the path."""
 
 KERNEL_CACHE = (".nbi", ".nbc")
-"""numba's cache files: a new one is not flagged (the auditor writes them too)."""
+"""numba's cache files: a kernel (``.nbc``) is compared by content; an index (``.nbi``) and a
+new kernel are not flagged (the auditor and other processes write them too)."""
 
 
 def watched_files() -> list[Path]:
@@ -106,7 +109,15 @@ def _state(path: Path) -> tuple[int, int, str] | None:
     return info.st_size, info.st_mtime_ns, digest
 
 
-def _status(path: Path) -> tuple[int, int, int] | None:
+def _status(path: Path) -> tuple | None:
+    """A compiled file's size, modification and status-change times; for a numba kernel, its
+    size and SHA-256 (the auditor and other processes rewrite its index and add kernels, and
+    a kernel it rewrites unchanged is not the candidate's change)."""
+    if path.suffix in KERNEL_CACHE:
+        if path.suffix == ".nbi":
+            return None                     # an index changes with every kernel added
+        state = _state(path)
+        return None if state is None else state[::2]
     try:
         info = path.stat()
     except OSError:
@@ -161,7 +172,7 @@ class Record:
                             "vanished" if after is None else "changed")
         for path, before in sorted((self.compiled or {}).items()):
             after = _status(path)
-            if before != after:
+            if before != after and not (before is None and path.suffix in KERNEL_CACHE):
                 raise _tampered(label, path, "appeared" if before is None else
                                 "vanished" if after is None else "changed")
         package = Path(__file__).resolve().parents[1]

@@ -85,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     import os
 
     args = None
+    global _STARTS
+    _STARTS = _starts()
     try:
         args = build_parser().parse_args(argv)
         check_backend(args)                 # a kernel the algorithm declined: before any work
@@ -127,10 +129,19 @@ _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBI
 """Errors of writing the output that are the machine's, not the program's."""
 
 
+_STARTS = 0
+"""Candidate processes started before the command (:data:`dpbandits.audit.sandbox.STARTS`)."""
+
+
+def _starts() -> int:
+    return getattr(sys.modules.get("dpbandits.audit.sandbox"), "STARTS", 0)
+
+
 def _sandbox_note(args: argparse.Namespace | None) -> str:
-    """Where a command that names a candidate ends without its result: the sandbox line in
-    brief (every exit states it; a result carries the whole line)."""
-    if not (getattr(args, "external", None) or getattr(args, "python", None)):
+    """Where a command that started a candidate's process ends without its result: the sandbox
+    line in brief (every such exit states it; a result carries the whole line)."""
+    if not (getattr(args, "external", None) or getattr(args, "python", None)) or \
+            _starts() == _STARTS:
         return ""
     from ..audit import sandbox
 
