@@ -182,7 +182,8 @@ def _libc():
 
 
 NO_SANDBOX = "DPBANDITS_NO_SANDBOX"
-"""The environment variable that switches the sandbox off: ``1`` or ``true`` (any case)."""
+"""The environment variable that switches the sandbox off: ``1`` or ``true`` (any case; unset or
+empty leaves it on)."""
 
 
 def switched_off() -> bool:
@@ -191,7 +192,7 @@ def switched_off() -> bool:
     value = os.environ.get(NO_SANDBOX, "")
     if value == "":
         return False
-    if value.strip().lower() in ("1", "true"):
+    if value.lower() in ("1", "true"):
         return True
     raise ValueError(f"{NO_SANDBOX} must be 1 or true (or unset), got {value[:40]!r}")
 
