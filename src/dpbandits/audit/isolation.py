@@ -116,9 +116,8 @@ def prepare_auditor() -> None:
     """Before a candidate runs: make this process non-dumpable (no process of the user can
     open its descriptors, memory or environment through /proc) and, without PID namespaces,
     the subreaper of what candidates leave behind (:func:`dpbandits.audit.sandbox.end_orphans`
-    ends it), import every module of
-    :data:`PRELOAD` and, without a sandbox, mark the tamper record
-    (:func:`dpbandits.audit.tampering.before_candidate`)."""
+    ends it); import every module of :data:`PRELOAD`; without a sandbox, mark the tamper
+    record (:func:`dpbandits.audit.tampering.before_candidate`)."""
     sandbox.protect_auditor()
     sandbox.adopt_orphans()
     for name in PRELOAD:
