@@ -149,6 +149,8 @@ NOT_APPLICABLE = [
     (["audit", "rnm-ftnl", "--protocol", "interactive"], "--protocol"),
     (["audit", "rnm-ftnl", "--require-sandbox"], "--require-sandbox"),
     (["audit", "--all", "--require-sandbox"], "--require-sandbox"),
+    (["audit", "rnm-ftnl", "--allow-unsandboxed"], "--allow-unsandboxed"),
+    (["audit", "--all", "--allow-unsandboxed"], "--allow-unsandboxed"),
     (["audit", "rnm-ftnl", "--out", "{out}", "--variant", "paper"], "--variant"),
     (["audit", "rnm-ftnl", "--out", "{out}", "--horizon", "8", "--white-box"], "--horizon, --white-box"),
     (["audit", "rnm-ftnl", "--out", "{out}", "--param", "tie_break=random"], "--param"),
@@ -686,3 +688,36 @@ def test_every_algorithm_audits_at_the_shortest_horizons(T):
                                      "--epsilon", "1", "--no-progress"])
         assert status in (0, 1, 2, 3), (name, status, err)
         assert status != 2 or err.count("\n") == 1, (name, err)
+
+
+no_sandbox_values = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"),
+                            max_size=12)
+"""Values of DPBANDITS_NO_SANDBOX (any text the environment can hold)."""
+
+
+@pytest.mark.property
+@settings(max_examples=25, deadline=None)
+@given(no_sandbox_values)
+def test_any_no_sandbox_value_is_1_true_unset_or_one_line_exit_2(value):
+    """DPBANDITS_NO_SANDBOX takes 1 or true (any case) or nothing; anything else
+    is bad input before any work: one line, exit status 2."""
+    from dpbandits.audit import sandbox
+
+    saved, probed = os.environ.get(sandbox.NO_SANDBOX), sandbox._STATUS
+    os.environ[sandbox.NO_SANDBOX] = value
+    sandbox._STATUS = sandbox.Sandbox(0, "not probed in this test")     # refused before work
+    try:
+        status, out, err = _run_cli(["audit", "--command", "true", "--arms", "2",
+                                     "--claim-epsilon", "1", "--require-sandbox",
+                                     "--no-progress"])
+    finally:
+        sandbox._STATUS = probed
+        if saved is None:
+            os.environ.pop(sandbox.NO_SANDBOX, None)
+        else:
+            os.environ[sandbox.NO_SANDBOX] = saved
+    if value.lower() in ("", "1", "true"):
+        assert status == 3 and "DPBANDITS_NO_SANDBOX" not in err, (value, err)
+    else:
+        assert status == 2 and out == "" and err.count("\n") == 1, (value, status, err)
+        assert err.startswith("dpbandits: error: DPBANDITS_NO_SANDBOX must be 1 or true"), err

@@ -40,6 +40,13 @@ VERDICT_LINE = re.compile(r"-> (CONSISTENT|VIOLATION)|^(privacy|behaviour|regret
 """What reads as one of our verdict lines."""
 
 
+@pytest.fixture(autouse=True)
+def auditor_named(monkeypatch):
+    """The attacks aim at this process (in a PID namespace the candidate cannot name it by its
+    parent; a real attacker finds it in /proc)."""
+    monkeypatch.setenv("HOSTILE_AUDITOR", str(os.getpid()))
+
+
 @pytest.fixture
 def unsandboxed(monkeypatch):
     """The machine as one without Landlock: the auditor's own protections only."""
@@ -47,7 +54,7 @@ def unsandboxed(monkeypatch):
 
 
 def _audit(capsys, name: str, *extra: str) -> tuple[int, str, str]:
-    status = main(["audit", "--python", f"{ATTACKS}:{name}", *AUDIT, *extra])
+    status = main(["audit", "--python", f"{ATTACKS}:{name}", *AUDIT, "--allow-unsandboxed", *extra])
     out, err = capsys.readouterr()
     assert "Traceback" not in err
     return status, out, err
@@ -140,6 +147,44 @@ def test_an_audit_of_an_attacking_candidate_is_its_violation_and_says_it_was_san
 
 
 @pytest.mark.exact
+def test_without_a_sandbox_the_audit_refuses_unless_allowed(capsys, unsandboxed):
+    status = main(["audit", "--python", f"{ATTACKS}:FTL", *AUDIT])
+    out, err = capsys.readouterr()
+    assert status == 3 and out == "" and err == (
+        "dpbandits: could not test: candidate not sandboxed: switched off for this test; without "
+        "a sandbox the candidate could change the files later runs execute "
+        "(docs/audit-protocol.md#isolation); --allow-unsandboxed runs it anyway (exit status 3)\n")
+    status, out, err = _audit(capsys, "FTL")
+    _assert_violation(status, out, err)
+    assert json.loads(out)["notes"][-1].startswith("candidate not sandboxed: switched off")
+
+
+@pytest.mark.exact
+@pytest.mark.parametrize("value", ["0", "false", "yes", "2", " "])
+def test_no_sandbox_takes_1_or_true_only(capsys, monkeypatch, value):
+    monkeypatch.setattr(sandbox, "_STATUS", None)
+    monkeypatch.setenv(sandbox.NO_SANDBOX, value)
+    status = main(["audit", "--python", f"{ATTACKS}:FTL", *AUDIT])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and err == (
+        f"dpbandits: error: DPBANDITS_NO_SANDBOX must be 1 or true (or unset), got {value!r}\n")
+    for value in ("1", "true", "TRUE"):
+        monkeypatch.setenv(sandbox.NO_SANDBOX, value)
+        assert sandbox.switched_off()
+
+
+@pytest.mark.exact
+def test_require_sandbox_names_a_missing_part(capsys, monkeypatch):
+    box = sandbox.Sandbox(7, "", None, False, True, "no namespaces here (for this test)")
+    monkeypatch.setattr(sandbox, "_STATUS", box)
+    status = main(["audit", "--python", f"{ATTACKS}:FTL", *AUDIT, "--require-sandbox"])
+    out, err = capsys.readouterr()
+    assert status == 3 and out == "" and err == (
+        "dpbandits: could not test: candidate not fully sandboxed: no namespaces here (for this "
+        "test); --require-sandbox asks for one (exit status 3)\n")
+
+
+@pytest.mark.exact
 def test_without_a_sandbox_the_audit_says_so_and_require_sandbox_refuses(capsys, unsandboxed):
     status = main(["audit", "--python", f"{ATTACKS}:FTL", *AUDIT, "--require-sandbox"])
     out, err = capsys.readouterr()
@@ -193,21 +238,28 @@ def test_no_process_of_the_candidate_outlives_the_audit(unsandboxed):
 
 
 def _auditor(argv: list[str], **env: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", "import sys; from dpbandits.cli import main; "
-                             "sys.exit(main())", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-c", "import os, sys; from dpbandits.cli import main; "
+                             "os.environ['HOSTILE_AUDITOR'] = str(os.getpid()); sys.exit(main())",
+                             *argv], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env={**os.environ, **env})
 
 
 @pytest.mark.exact
 def test_a_killed_auditor_leaves_no_verdict_and_no_host(tmp_path):
-    """The candidate without a sandbox may kill the auditor; then nothing reads as a verdict:
-    standard output holds no document and the --out folder no file."""
+    """The candidate without a sandbox may kill an auditor of its own user; then nothing reads
+    as a verdict: standard output holds no document and the --out folder no file. An auditor
+    run by root is out of its reach: the candidate runs as another user, and the audit ends
+    with its own verdict."""
     out = tmp_path / "out"
     process = _auditor(["validate", "--python", f"{ATTACKS}:ForgesVerdict", "--against",
                         "rnm-ftnl", "--epsilon", "1", "--runs", "20", "--horizon", "10",
-                        "--json", "--no-progress", "--out", str(out)],
+                        "--json", "--no-progress", "--out", str(out), "--allow-unsandboxed"],
                        DPBANDITS_NO_SANDBOX="1")
     stdout, stderr = process.communicate(timeout=300)
+    if os.geteuid() == 0:
+        assert process.returncode == 1, (process.returncode, stderr)
+        assert json.loads(stdout)["exit_status"] == 1 and b'"epsilon_lower_bound": 0.0' not in stdout
+        return
     assert process.returncode == -signal.SIGKILL, (process.returncode, stderr)
     assert b"consistent" not in stdout and stdout.strip() == b""
     assert not out.exists() or [p.name for p in out.iterdir()] == []

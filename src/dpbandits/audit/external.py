@@ -320,7 +320,7 @@ class _Session:
         prepare_auditor()           # no process of the user reaches this one through /proc
         argv = self.m.argv
         box = sandbox.status()
-        if box.available:           # confined as a Python candidate's host is
+        if sandbox.LAUNCHES:        # confined as a Python candidate's host is
             self.folder = tempfile.mkdtemp(prefix="dpbandits-candidate-")
             executable = shutil.which(argv[0])
             if executable is None:
@@ -336,6 +336,7 @@ class _Session:
             raise _Problem(f"could not be started: {error}") from error
         with self._lock:
             self.process = process
+        sandbox.ROOTS.add(process.pid)
         if self.cancelled.is_set():
             self.stop()
         self._threads = [
@@ -463,5 +464,7 @@ class _Session:
             process.wait(timeout=5.0)
         except subprocess.TimeoutExpired:  # pragma: no cover  (a process that survives SIGKILL)
             pass
+        sandbox.ROOTS.discard(process.pid)
+        sandbox.end_orphans()
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)

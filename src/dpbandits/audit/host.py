@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DPBanditsError
-from . import sandbox
+from . import sandbox, tampering
 from .quoting import ERROR_CHARACTERS, QUOTED_CHARACTERS
 
 __all__ = ["host_main", "BROKEN", "UNCONFINED"]
@@ -37,14 +37,16 @@ def host_main(owner: Any, connection: Any, progress: memoryview, output: int, fo
         _confine(connection.fileno(), output)
         _use_folder(folder)
         try:
-            sandbox.confine_host(folder, parent, box, tied)
+            watched = sandbox.confine_host(folder, parent, box, tied)
         except BaseException as error:
             os.write(2, f"the candidate's process could not confine itself: {error}\n".encode())
             status = UNCONFINED
             return
         owner._progress = progress
         owner._hosts = None
-        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+        tampering.release()     # the candidate's own imports are not the auditor's
+        if not watched:     # (in namespaces, their keeper watches the auditor)
+            threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
         while True:
             try:
                 request = pickle.loads(connection.recv_bytes())
@@ -66,16 +68,7 @@ def _confine(keep: int, output: int) -> None:
     os.dup2(null, 0)
     os.dup2(output, 1)
     os.dup2(output, 2)
-    try:
-        descriptors = [int(name) for name in os.listdir("/proc/self/fd")]
-    except OSError:
-        descriptors = list(range(3, 1024))
-    for fd in descriptors:
-        if fd > 2 and fd != keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    sandbox.close_above_2(keep)
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = open(1, "w", buffering=1, closefd=False)
     sys.stderr = open(2, "w", buffering=1, closefd=False)

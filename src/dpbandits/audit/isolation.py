@@ -33,22 +33,23 @@ as bytes and the runs' seeds) and receives the block's actions; nothing else cro
   invalid action, and what it says is quoted as data (:func:`quoted`, :func:`neutral`), never as
   a line of ours;
 * the auditor is not dumpable and the host is confined before it loads the candidate
-  (:mod:`dpbandits.audit.sandbox`): it dies with the auditor, keeps what it starts as its
-  descendants (all ended with it), and, where the kernel has Landlock, writes only its own
-  temporary folder and signals only its own descendants. The modules the auditor needs for its
-  verdicts are imported before the first host starts (:data:`PRELOAD`).
+  (:mod:`dpbandits.audit.sandbox`): never root, it dies with the auditor, every process it
+  starts ends with it (a PID namespace, or the host's and the auditor's subreaping), and, where
+  the kernel allows, it writes only its own temporary folder, signals only its own descendants
+  and opens no socket. The modules the auditor needs for its verdicts are imported before the
+  first host starts (:data:`PRELOAD`).
 
 The host keeps running between requests (starting it, and importing a candidate named by text,
 happen once per mechanism and worker), and is killed when the mechanism is closed, garbage
 collected or the auditor exits. ``workers`` hosts serve contiguous blocks of runs; a result
 depends on ``(seed, run)`` only, as in :func:`dpbandits.audit.adapters.run_seeds`.
 
-Limits (docs/audit-protocol.md#isolation): a hostile candidate can still read files, use the
-network, use memory and CPU (within the time limit per call), keep notes between the runs one
-host serves (module-level state, as any process can), and read its own copy of the table,
-including rounds it has not reached yet; without Landlock it can also write the user's files and
-signal the user's processes. Isolation needs ``os.fork`` (POSIX); elsewhere the candidate runs
-in the auditor's process.
+Limits (docs/audit-protocol.md#isolation, one table per platform): a hostile candidate can
+still read files, use memory and CPU (within the time limit per call), keep notes between the
+runs one host serves (module-level state, as any process can), and read its own copy of the
+table, including rounds it has not reached yet; without Landlock it can also write the user's
+files and signal the user's processes, and without seccomp open sockets. Isolation needs
+``os.fork`` (POSIX); elsewhere the candidate runs in the auditor's process.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import DPBanditsError
-from . import sandbox
+from . import sandbox, tampering
 from .host import BROKEN, UNCONFINED, host_main
 from .quoting import neutral, quoted
 
@@ -123,14 +124,18 @@ _LOADING = -1
 
 def prepare_auditor() -> None:
     """Before a candidate runs: make this process non-dumpable (no process of the user can
-    open its descriptors, memory or environment through /proc) and import every module of
-    :data:`PRELOAD`."""
+    open its descriptors, memory or environment through /proc) and, without PID namespaces,
+    the subreaper of what candidates leave behind (:func:`dpbandits.audit.sandbox.end_orphans`
+    ends it); import every module of :data:`PRELOAD`; without a sandbox, mark the tamper
+    record (:func:`dpbandits.audit.tampering.before_candidate`)."""
     sandbox.protect_auditor()
+    sandbox.adopt_orphans()
     for name in PRELOAD:
         try:
             importlib.import_module(name)
         except ImportError:     # not installed: the code that needs it says so when it does
             pass
+    tampering.before_candidate()
 
 
 def check_timeout(timeout: Any) -> float:
@@ -255,6 +260,7 @@ class _Host:
         os.close(output_write)
         theirs.close()
         self.pid = pid
+        sandbox.ROOTS.add(pid)
         self.status: int | None = None
         self._tail: collections.deque[bytes] = collections.deque(maxlen=OUTPUT_LINES)
         self._lock = threading.Lock()
@@ -471,6 +477,8 @@ class _Host:
                 self.status = os.waitpid(self.pid, 0)[1]
             except ChildProcessError:
                 pass
+        sandbox.ROOTS.discard(self.pid)
+        sandbox.end_orphans()
         self.connection.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 

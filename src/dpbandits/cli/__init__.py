@@ -85,15 +85,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     import os
 
     args = None
+    global _STARTS
+    _STARTS = _starts()
     try:
         args = build_parser().parse_args(argv)
         check_backend(args)                 # a kernel the algorithm declined: before any work
         return command_module(args.command).run(args)
     except DPBanditsError as error:
-        print(f"dpbandits: error: {error}", file=sys.stderr)
+        print(f"dpbandits: error: {error}{_sandbox_note(args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("dpbandits: interrupted", file=sys.stderr)
+        print(f"dpbandits: interrupted{_sandbox_note(args)}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader of standard output went away (``dpbandits list | head -1``): stop quietly,
@@ -104,10 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (MemoryError, OSError, RuntimeError) as error:
         exhausted = _exhausted(error)
         if exhausted is not None:
-            print(f"dpbandits: error: {exhausted}", file=sys.stderr)
+            print(f"dpbandits: error: {exhausted}{_sandbox_note(args)}", file=sys.stderr)
             return 2
         if not isinstance(error, OSError) or error.errno not in _OUTPUT_ERRNOS:
-            return _internal_error(error)
+            return _internal_error(error, args)
         # The output could not be written: what was written before stays; standard output is
         # pointed at the null device so that Python's flush at exit does not fail again.
         from .options import OUTPUT_ERROR
@@ -120,7 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (Exception, SystemExit) as error:
         if isinstance(error, SystemExit) and args is None:
             raise                           # argparse's own exit (--help)
-        return _internal_error(error)
+        return _internal_error(error, args)
+    finally:
+        tampering = sys.modules.get("dpbandits.audit.tampering")
+        if tampering is not None:           # imports after the command are no longer guarded
+            tampering.release()
 
 
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBIG}
@@ -145,7 +151,29 @@ def _exhausted(error: BaseException) -> str | None:
             f"ulimit -v)")
 
 
-def _internal_error(error: BaseException) -> int:
+_STARTS = 0
+"""Candidate processes started before the command (:data:`dpbandits.audit.sandbox.STARTS`)."""
+
+
+def _starts() -> int:
+    return getattr(sys.modules.get("dpbandits.audit.sandbox"), "STARTS", 0)
+
+
+def _sandbox_note(args: argparse.Namespace | None) -> str:
+    """Where a command that started a candidate's process ends without its result: the sandbox
+    line in brief (every such exit states it; a result carries the whole line)."""
+    if not (getattr(args, "external", None) or getattr(args, "python", None)) or \
+            _starts() == _STARTS:
+        return ""
+    from ..audit import sandbox
+
+    try:
+        return f" [{sandbox.status().short()}]"
+    except ValueError:                      # DPBANDITS_NO_SANDBOX itself is the error
+        return ""
+
+
+def _internal_error(error: BaseException, args: argparse.Namespace | None = None) -> int:
     """One line naming what escaped a command, status 70 (the traceback only on request)."""
     import os
     import traceback
@@ -156,7 +184,7 @@ def _internal_error(error: BaseException) -> int:
             else f"{type(error).__name__}: {error}")
     print(f"dpbandits: internal error: {(what.splitlines() or [''])[0][:500]} (a bug in "
           f"dpbandits, not a finding; exit status {INTERNAL_ERROR}; set "
-          f"DPBANDITS_TRACEBACK=1 to see where)", file=sys.stderr)
+          f"DPBANDITS_TRACEBACK=1 to see where){_sandbox_note(args)}", file=sys.stderr)
     if os.environ.get("DPBANDITS_TRACEBACK"):
         traceback.print_exception(error)
     return INTERNAL_ERROR

@@ -46,15 +46,16 @@ DEFAULTS = dict(variant=None, epsilon=1.0, claim_epsilon=None, arms=None, horizo
                 samples=None, alpha=0.05, param=[], white_box=False, protocol="table",
                 feedback="bandit", timeout=DEFAULT_TIMEOUT, workers=1, scheduler=None,
                 out="dpbandits-out", against=None, python=None, callable=False,
-                require_sandbox=False, from_accountant=False)
+                require_sandbox=False, allow_unsandboxed=False, from_accountant=False)
 """Every option's default, to tell which options a user gave."""
 
 NOT_FOR = {
     "algorithm": ("claim_epsilon", "protocol", "feedback", "timeout", "against", "callable",
-                  "require_sandbox"),
+                  "require_sandbox", "allow_unsandboxed"),
     "rows": ("variant", "arms", "horizon", "param", "white_box", "from_accountant"),
     "all": ("variant", "claim_epsilon", "arms", "horizon", "param", "white_box", "protocol",
-            "feedback", "timeout", "against", "callable", "require_sandbox", "from_accountant"),
+            "feedback", "timeout", "against", "callable", "require_sandbox", "allow_unsandboxed",
+            "from_accountant"),
     "command": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "callable",
                 "from_accountant"),
     "python": ("variant", "epsilon", "param", "white_box", "scheduler", "out", "protocol",

@@ -311,8 +311,13 @@ def add_candidate_options(parser: argparse.ArgumentParser, *, required: bool,
     parser.add_argument("--feedback", choices=("bandit", "full"), default=feedback_default,
                         help=feedback_help)
     parser.add_argument("--require-sandbox", action="store_true",
-                        help="refuse to run a candidate without a sandbox (exit status 3 where "
-                             "this machine has none; docs/audit-protocol.md#isolation)")
+                        help="refuse to run a candidate without the whole sandbox: Landlock, no "
+                             "sockets, no process outliving it (exit status 3 where this "
+                             "machine lacks a part; docs/audit-protocol.md#isolation)")
+    parser.add_argument("--allow-unsandboxed", action="store_true",
+                        help="run the candidate even where there is no sandbox (without it, "
+                             "such a run is refused with exit status 3): it can then change "
+                             "the user's files, which the tamper record checks only in part")
     parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
                         help="seconds the candidate may take for each call (a Python "
                              "candidate: loading, building, each act and observe, of its own "
@@ -332,15 +337,30 @@ def sandbox_line(args: argparse.Namespace) -> str:
 
 
 def refused_without_sandbox(args: argparse.Namespace) -> int | None:
-    """With ``--require-sandbox`` where the candidate would run unconfined: say so on one line
-    and give the exit status (3, could not test: the request is valid, this machine cannot meet
-    it); None otherwise."""
+    """Before a candidate runs: a value of DPBANDITS_NO_SANDBOX other than 1 or true is bad
+    input (raised); where the candidate would run unconfined, without ``--allow-unsandboxed``, or
+    without the whole sandbox with ``--require-sandbox``, say so on one line and give the exit
+    status (3, could not test: the request is valid, this machine cannot meet it); None
+    otherwise."""
+    from ..audit import sandbox
+
+    try:
+        sandbox.switched_off()
+    except ValueError as error:
+        raise DPBanditsError(str(error)) from None
     line = sandbox_line(args)
-    if not getattr(args, "require_sandbox", False) or not line.startswith("candidate not"):
-        return None
-    print(f"dpbandits: could not test: {line}; --require-sandbox asks for one (exit status "
-          f"{NOT_TESTED})", file=sys.stderr)
-    return NOT_TESTED
+    unconfined = line.startswith("candidate not")
+    if getattr(args, "require_sandbox", False) and (unconfined or not sandbox.status().complete):
+        why = line if unconfined else f"candidate not fully sandboxed: {sandbox.status().missing()}"
+        print(f"dpbandits: could not test: {why}; --require-sandbox asks for one (exit status "
+              f"{NOT_TESTED})", file=sys.stderr)
+        return NOT_TESTED
+    if unconfined and not getattr(args, "allow_unsandboxed", False):
+        print(f"dpbandits: could not test: {line}; without a sandbox the candidate could change "
+              f"the files later runs execute (docs/audit-protocol.md#isolation); "
+              f"--allow-unsandboxed runs it anyway (exit status {NOT_TESTED})", file=sys.stderr)
+        return NOT_TESTED
+    return None
 
 
 def tampering_record(args: argparse.Namespace):
@@ -350,7 +370,7 @@ def tampering_record(args: argparse.Namespace):
         return None
     from ..audit.tampering import Record
 
-    return Record.take()
+    return Record.take(args.external or args.python)
 
 
 def with_status(document: dict, status: int) -> dict:

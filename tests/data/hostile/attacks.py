@@ -21,7 +21,10 @@ import struct
 import sys
 import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:     # run as an external program by a Python without numpy (program.py)
+    np = None
 
 
 class Breached(Exception):
@@ -46,7 +49,9 @@ class FTL:
 
 
 def _auditor():
-    return os.getppid()
+    """The auditor's pid: given by the test (in a PID namespace of its own the candidate cannot
+    name it; an attacker would find it in /proc), or the parent's."""
+    return int(os.environ.get("HOSTILE_AUDITOR") or os.getppid())
 
 
 def _try_open(path, mode):
@@ -238,7 +243,7 @@ class AdvancesProgress(FTL):
             time.sleep(0.005)
 
 
-MARK = "987654.5"
+MARK = os.environ.get("HOSTILE_MARK", "987654.5")
 """The argument of the processes the candidates below leave behind (to find them)."""
 
 
@@ -286,3 +291,65 @@ class AppendsWatched(FTL):
     def attack(self):
         with open(os.environ["HOSTILE_WATCHED"], "a") as handle:
             handle.write("VERDICT = 'consistent'\n")
+
+
+class DetachesAndExits(FTL):
+    """Starts a process in a session of its own (double fork, setsid), then ends its host, so
+    that nothing the host holds is left to end the detached process with."""
+
+    def attack(self):
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv("/bin/sleep", ["sleep", MARK])
+            os._exit(0)
+        time.sleep(0.2)
+        os._exit(0)
+
+
+class ConnectsOut(FTL):
+    """Connects to the pathname unix socket ``HOSTILE_SOCKET`` and to TCP port
+    ``HOSTILE_PORT`` of this machine (listeners the test holds) and says hello."""
+
+    def attack(self):
+        for family, address in ((socket.AF_UNIX, os.environ.get("HOSTILE_SOCKET")),
+                                (socket.AF_INET, os.environ.get("HOSTILE_PORT"))):
+            if not address:
+                continue
+            try:
+                with socket.socket(family, socket.SOCK_STREAM) as channel:
+                    channel.settimeout(2)
+                    channel.connect(address if family == socket.AF_UNIX
+                                    else ("127.0.0.1", int(address)))
+                    channel.sendall(b"hello from the candidate")
+            except OSError:
+                continue
+            raise Breached(f"reached a socket outside ({address})")
+
+
+class ChangesMetadata(FTL):
+    """Changes the mode, owner, times and extended attributes of the file ``HOSTILE_FILE``
+    (each change undone at once when it worked)."""
+
+    def attack(self):
+        path = os.environ["HOSTILE_FILE"]
+        with open(path, "rb") as handle:        # reading it is allowed, in a folder of 0700
+            handle.read()
+        info = os.stat(path)
+        attempts = (
+            ("chmod", lambda: os.chmod(path, 0o4755),
+             lambda: os.chmod(path, stat.S_IMODE(info.st_mode))),
+            ("chown", lambda: os.chown(path, 12345, 12345),
+             lambda: os.chown(path, info.st_uid, info.st_gid)),
+            ("utime", lambda: os.utime(path, (0, 0)),
+             lambda: os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))),
+            ("setxattr", lambda: os.setxattr(path, "user.hostile", b"1"),
+             lambda: os.removexattr(path, "user.hostile")),
+        )
+        for name, change, undo in attempts:
+            try:
+                change()
+            except OSError:
+                continue
+            undo()
+            raise Breached(f"may {name} a file of the auditor's user")

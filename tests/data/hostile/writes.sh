@@ -1,9 +1,10 @@
 # A program that tries to write where the auditor writes ($HOSTILE_TARGET) and to signal the
-# auditor, then plays arm 0 in every round (protocol "table"); a breach is its exit status 9.
+# auditor ($HOSTILE_AUDITOR, or its parent), then plays arm 0 in every round (protocol "table");
+# a breach is its exit status 9.
 if ( : > "$HOSTILE_TARGET/forged.json" ) 2>/dev/null; then
     echo "breached: wrote in $HOSTILE_TARGET" >&2; exit 9
 fi
-if kill -0 "$PPID" 2>/dev/null; then
+if kill -0 "${HOSTILE_AUDITOR:-$PPID}" 2>/dev/null; then
     echo "breached: may signal the auditor" >&2; exit 9
 fi
 read header
