@@ -39,7 +39,7 @@ from ..files import atomic_write
 from ..reference.registry import Declared, declaration
 
 __all__ = ["KERNELS", "kernel_module", "unsupported", "run_block", "KernelPolicy", "warm_up",
-           "CHUNK_RUN_ROUNDS"]
+           "cold_kernels", "CHUNK_RUN_ROUNDS"]
 
 CHUNK_RUN_ROUNDS = 1 << 21
 """Run-rounds a kernel plays per call before it returns to Python, where a pending Ctrl-C is
@@ -178,6 +178,18 @@ def _cache_present(module: ModuleType) -> bool:
     stem = module.__name__.rsplit(".", 1)[1] + ".run-"
     return any(glob.glob(os.path.join(folder, "**", stem + "*.nbi"), recursive=True)
                for folder in _cache_folders())
+
+
+def cold_kernels() -> list[str]:
+    """One registered name per kernel module whose compiled ``run`` is not in the disk cache
+    (compiling that name's kernel compiles the module's, whichever name it covers)."""
+    cold = {}
+    for name, module_name in KERNELS.items():
+        if module_name not in cold:
+            module = kernel_module(name)
+            if not _loaded(module) and not _cache_present(module):
+                cold[module_name] = name
+    return list(cold.values())
 
 
 def _overridden(state, overrides: dict):
