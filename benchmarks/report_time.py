@@ -35,8 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parent / "src"
+from baseline import add_baseline
+from baseline import sources as baseline_sources
 PARTS = ("algorithms", "audit", "bounds", "reproduce")
 
 
@@ -75,19 +75,13 @@ def verdicts(out: Path) -> dict[str, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline-src", default=None, metavar="DIR",
-                        help="an older package's src directory, measured after this one")
+    add_baseline(parser)
     parser.add_argument("--budget", default="default")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", choices=("cold", "warm"), default=None,
                         help="run only the cold report (or the cold one untimed, then the warm)")
     args = parser.parse_args()
-    sources = {"this package": SRC}
-    if args.baseline_src is not None:
-        baseline = Path(args.baseline_src).resolve()
-        if not (baseline / "dpbandits").is_dir():
-            parser.error(f"--baseline-src {baseline} holds no dpbandits package")
-        sources["baseline"] = baseline
+    sources = baseline_sources(parser, args.baseline_src)
     rows, found = [], {}
     with tempfile.TemporaryDirectory() as folder:
         for name, src in sources.items():

@@ -50,8 +50,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parent / "src"
+from baseline import add_baseline
+from baseline import sources as baseline_sources
 
 COMMANDS = {
     "run (T = 10, 20 runs, compiled)": ["run", "anytime-lazy-ucb", "--backend", "compiled",
@@ -101,18 +101,12 @@ def numba_load(src: Path) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline-src", default=None, metavar="DIR",
-                        help="an older package's src directory, measured right after each run")
+    add_baseline(parser)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
-    sources = {"this package": SRC}
-    if args.baseline_src is not None:
-        baseline = Path(args.baseline_src).resolve()
-        if not (baseline / "dpbandits").is_dir():
-            parser.error(f"--baseline-src {baseline} holds no dpbandits package")
-        sources["baseline"] = baseline
+    sources = baseline_sources(parser, args.baseline_src)
     with tempfile.TemporaryDirectory() as out:
         for src in sources.values():                   # compile, cache, keep: untimed
             for argv in COMMANDS.values():

@@ -65,3 +65,17 @@ def test_unchanged_sizes_and_times_read_no_source(tmp_path, monkeypatch):
 
     monkeypatch.setattr(compiled, "_sources_stamp", hashed)
     _drop_stale_cache(str(sources), [str(cache)])
+
+
+@pytest.mark.exact
+def test_cold_kernels_names_each_uncached_kernel_module_once(monkeypatch):
+    """What the report compiles before its parts: one name per kernel module not in the cache."""
+    import dpbandits.compiled as compiled
+
+    modules = set(compiled.KERNELS.values())
+    monkeypatch.setattr(compiled, "_cache_present", lambda module: False)
+    monkeypatch.setattr(compiled, "_loaded", lambda module: False)
+    cold = compiled.cold_kernels()
+    assert sorted(compiled.KERNELS[name] for name in cold) == sorted(modules)
+    monkeypatch.setattr(compiled, "_cache_present", lambda module: True)
+    assert compiled.cold_kernels() == []
