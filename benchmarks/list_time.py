@@ -48,8 +48,8 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parent / "src"
+from baseline import add_baseline
+from baseline import sources as baseline_sources
 
 
 def run_list(src: Path) -> tuple[float, float, str]:
@@ -69,18 +69,12 @@ def run_list(src: Path) -> tuple[float, float, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline-src", default=None, metavar="DIR",
-                        help="an older package's src directory, measured right after each run")
+    add_baseline(parser)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
-    sources = {"this package": SRC}
-    if args.baseline_src is not None:
-        baseline = Path(args.baseline_src).resolve()
-        if not (baseline / "dpbandits").is_dir():
-            parser.error(f"--baseline-src {baseline} holds no dpbandits package")
-        sources["baseline"] = baseline
+    sources = baseline_sources(parser, args.baseline_src)
     load_before = os.getloadavg()[0]
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in sources}
     outputs: dict[str, str] = {}

@@ -25,7 +25,8 @@ def test_list_shows_every_algorithm_with_paper_and_claim(capsys):
 @pytest.mark.smoke
 def test_run_prints_regret_and_writes_csv_and_png(tmp_path, capsys):
     code = main(["run", "ucb1", "anytime-lazy-ucb", "--means", "0.7", "0.5", "--epsilon", "1",
-                 "--horizon", "300", "--runs", "6", "--seed", "1", "--out", str(tmp_path), "--no-progress"])
+                 "--horizon", "300", "--runs", "6", "--seed", "1", "--out", str(tmp_path), "--no-progress",
+                 "--plot"])
     assert code == 0
     out = capsys.readouterr().out
     assert "anytime-lazy-ucb" in out and "(" in out
@@ -35,6 +36,18 @@ def test_run_prints_regret_and_writes_csv_and_png(tmp_path, capsys):
     assert {row["algorithm"] for row in rows} == {"ucb1", "anytime-lazy-ucb"}
     assert int(rows[-1]["t"]) == 300
     assert not list(tmp_path.glob(".*"))  # no temporary files left behind
+
+
+@pytest.mark.smoke
+def test_run_draws_the_png_only_when_asked(tmp_path, capsys):
+    # the PNG imports matplotlib (about 1 s of a short run's 1.6 s): drawn with --plot or --log-x
+    argv = ["run", "ucb1", "--means", "0.7", "0.5", "--horizon", "30", "--runs", "2",
+            "--no-progress"]
+    assert main(argv + ["--out", str(tmp_path / "plain")]) == 0
+    assert [p.suffix for p in (tmp_path / "plain").iterdir()] == [".csv"]
+    assert capsys.readouterr().out.rstrip().endswith(".csv")
+    assert main(argv + ["--out", str(tmp_path / "log"), "--log-x"]) == 0
+    assert sorted(p.suffix for p in (tmp_path / "log").iterdir()) == [".csv", ".png"]
 
 
 @pytest.mark.exact

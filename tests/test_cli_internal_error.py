@@ -64,7 +64,7 @@ def test_a_full_standard_output_is_status_74_and_keeps_the_files(tmp_path):
         done = subprocess.run([sys.executable, "-c",
                                "import sys; from dpbandits.cli import main; sys.exit(main())",
                                "run", "ucb1", "--means", "0.5", "0.4", "--horizon", "10", "--runs",
-                               "2", "--out", str(tmp_path), "--no-progress"],
+                               "2", "--out", str(tmp_path), "--no-progress", "--plot"],
                               stdout=stdout, stderr=subprocess.PIPE, text=True, check=False)
     assert done.returncode == 74, done.stderr
     assert done.stderr.count("\n") == 1 and "could not write the output" in done.stderr

@@ -105,7 +105,7 @@ def test_run_writes_its_files_before_printing(tmp_path):
     try:
         status = subprocess.run([sys.executable, "-m", "dpbandits.cli", "run", "ucb1", "--means",
                                  "0.3", "0.6", "--horizon", "20", "--runs", "2", "--no-progress",
-                                 "--out", str(tmp_path)], stdout=write, stderr=subprocess.PIPE,
+                                 "--plot", "--out", str(tmp_path)], stdout=write, stderr=subprocess.PIPE,
                                 timeout=120).returncode
     finally:
         os.close(write)

@@ -72,12 +72,13 @@ def test_a_sample_extended_from_its_kept_runs_is_the_sample():
 
 @pytest.mark.statistical
 def test_a_faithful_candidate_is_screened_and_only_the_leaders_get_the_full_sample():
-    """The reference Anytime-Lazy-UCB audited against its own claim (seed 0): 18 pairs screened
-    at 500 runs per side, 3 carried to 2000; the runs stated are those drawn. Consistent (a false
+    """The reference Anytime-Lazy-UCB audited against its own claim (seed 0, at most 10 000 test
+    runs per side): 18 pairs screened at 500 runs per side, 3 carried to 2000; the runs stated
+    are those drawn. Consistent (a false
     violation has probability <= alpha = 0.05 whatever the selection; guards a screening that
     draws the full sample everywhere, or one that states other sizes than it drew)."""
     result = audit_against(RegistryMechanism("anytime-lazy-ucb", 5, 1.0), "anytime-lazy-ucb",
-                           epsilon=1.0, seed=0)
+                           epsilon=1.0, seed=0, samples=10_000)
     counts = result.counts
     assert counts["candidate_pairs"] == 18 and counts["screened_runs"] == 500
     assert counts["leading_pairs"] == 3 and result.n_selection == 2000
@@ -90,11 +91,13 @@ def test_a_faithful_candidate_is_screened_and_only_the_leaders_get_the_full_samp
 
 @pytest.mark.statistical
 def test_a_gross_violation_stops_the_selection_at_the_screening():
-    """Non-private UCB1 held to Anytime-Lazy-UCB's claim of 1 (seed 0): the screening's best
+    """Non-private UCB1 held to Anytime-Lazy-UCB's claim of 1 (seed 0, at most 10 000 test runs
+    per side): the screening's best
     bound is far above twice the claim, so no pair gets more runs, and the test finds the
     violation at its first look (a true violation of this size is missed with probability far
     below 1e-6 at 250 runs per side; guards a screening that stops without a violation)."""
-    result = audit_against(RegistryMechanism("ucb1", 5), "anytime-lazy-ucb", epsilon=1.0, seed=0)
+    result = audit_against(RegistryMechanism("ucb1", 5), "anytime-lazy-ucb", epsilon=1.0, seed=0,
+                           samples=10_000)
     assert result.verdict == "violation" and result.counts["look"] == 1
     assert result.counts["leading_pairs"] == 0 and result.n_selection == 500
     assert result.counts["selection_runs"] == 18 * 500
@@ -115,12 +118,13 @@ def test_a_claim_no_test_could_refute_stops_the_selection_at_the_screening():
 @pytest.mark.statistical
 def test_a_known_violation_is_still_found_through_the_screening():
     """FTNL as printed (report-noisy-max over a whole-vector change: a loss of 2 eps,
-    docs/errata.md) held to the corrected FTNL's claim of 1, K = 3 (seed 0): a violation (its
+    docs/errata.md) held to the corrected FTNL's claim of 1, K = 3 (seed 0, at most 10 000 test
+    runs per side): a violation (its
     bound was 1.18 at this seed; a loss of 2 against a claim of 1 is what the test sample is
     sized to catch with probability 0.8, and this seed is fixed; guards a screening that drops
     the violating pairs)."""
     result = audit_against(RegistryMechanism("ftnl", 3, 1.0, "paper"), "ftnl", epsilon=1.0,
-                           seed=0)
+                           seed=0, samples=10_000)
     assert result.verdict == "violation" and result.epsilon_lower_bound > 1.0
     assert result.counts["screened_runs"] == 500
 

@@ -28,6 +28,10 @@ def test_the_looks_double_up_to_the_planned_size():
     assert SamplePlan().sizes(1001) == [251, 501, 1001]
     assert SamplePlan(looks=1).sizes(700) == [700]
     assert SamplePlan().sizes(2) == [1, 2]           # sizes below 1 collapse into one look
+    # below the most allowed, the last look is the most allowed
+    assert SamplePlan().sizes(1000, 10_000) == [500, 1000, 10_000]
+    assert SamplePlan().sizes(1000, 1000) == [250, 500, 1000]
+    assert SamplePlan(looks=1).sizes(700, 10_000) == [700]
 
 
 @pytest.mark.oracle
@@ -68,7 +72,9 @@ def test_a_gross_violation_stops_at_the_first_look():
     result = event_audit(_Claimed(4.0, 1.0), [PAIR], n_selection=2000, n_test=10_000,
                          seed=0, plan=SamplePlan())
     assert result.verdict == "violation" and result.hypotheses == 3
-    assert result.counts["look"] == 1 and result.n_test == result.counts["planned_n_test"] // 4
+    planned = result.counts["planned_n_test"]
+    assert planned < 10_000                  # so the looks are planned/2, planned, then 10 000
+    assert result.counts["look"] == 1 and result.n_test == -(-planned // 2)
     assert "stopped at look 1" in result.notes[0] and "exceeds the claim" in result.notes[0]
 
 

@@ -14,4 +14,4 @@ from dpbandits.validate.defaults import DEFAULT_AUDIT_SAMPLES
 
 @pytest.mark.exact
 def test_the_audit_against_algo_has_one_default_size():
-    assert DEFAULT_AUDIT_SAMPLES == AGAINST_SAMPLES == SAMPLES["against"] == 10_000
+    assert DEFAULT_AUDIT_SAMPLES == AGAINST_SAMPLES == SAMPLES["against"] == 20_000

@@ -1,12 +1,20 @@
 """``dpbandits list``: every registered algorithm, its paper, setting, variants and claims, and
-which algorithms run only in the reference (their kernel declined) and why."""
+which algorithms run only in the reference (their kernel declined) and why.
+
+The accountant's bounds (about 6 s of tracing) are kept on disk beside this module, keyed by a
+hash of every source file of the package, Python's and NumPy's versions: any change of the code
+that computes them computes them again, and the output is the same bytes either way
+(tests/test_list_cache.py). An algorithm registered from outside the package is never cached.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 
-from ..accountant import TRACE_SETTINGS, proof_size, traced_upper
+from ..files import atomic_write
 from ..reference import algorithms, make
 from .options import OK, add_json, epsilon
 
@@ -21,8 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     infos = algorithms(args.epsilon)
-    upper = {info.name: {v: _traced(info.name, v, args.epsilon) for v in info.variants}
-             for info in infos if info.private}
+    upper = _traced_bounds([info for info in infos if info.private], args.epsilon)
     if args.json:
         print(json.dumps([dict(info.__dict__, traced_upper=upper.get(info.name, {}))
                           for info in infos], indent=2))
@@ -59,11 +66,62 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
+CACHE = Path(__file__).resolve().parent / "__pycache__" / "list-traced.json"
+"""Where the accountant's bounds of ``dpbandits list`` are kept (beside the package, like
+numba's kernels; nothing is kept where the package's folder is read-only)."""
+
+
+def sources_key(package: Path = Path(__file__).resolve().parents[1]) -> str:
+    """A hash of every source file of ``package`` (this one), with Python's and NumPy's
+    versions."""
+    import hashlib
+
+    import numpy
+
+    digest = hashlib.sha256(f"{sys.version}\0{numpy.__version__}\0".encode())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _traced_bounds(infos, epsilon: float) -> dict[str, dict[str, dict]]:
+    """Name -> variant -> :func:`_traced` of every algorithm of ``infos``, from the cache where
+    it holds them for these sources and ``epsilon``."""
+    from ..reference.registry import get
+
+    key = sources_key()
+    try:
+        kept = json.loads(CACHE.read_text())
+    except (OSError, ValueError):
+        kept = {}
+    bounds = kept.get("bounds", {}) if isinstance(kept, dict) and kept.get("key") == key else {}
+    upper, fresh = {}, False
+    for info in infos:
+        upper[info.name] = {}
+        for variant in info.variants:
+            entry = f"{epsilon!r} {info.name} {variant}"
+            if not get(info.name).__module__.startswith(f"{__package__.split('.')[0]}."):
+                upper[info.name][variant] = _traced(info.name, variant, epsilon)   # not ours
+                continue
+            if entry not in bounds:
+                bounds[entry], fresh = _traced(info.name, variant, epsilon), True
+            upper[info.name][variant] = bounds[entry]
+    if fresh:
+        try:
+            CACHE.parent.mkdir(exist_ok=True)
+            atomic_write(CACHE, lambda handle: json.dump({"key": key, "bounds": bounds}, handle))
+        except OSError:
+            pass
+    return upper
+
+
 def _traced(name: str, variant: str, epsilon: float) -> dict:
     """The accountant's bound for one variant, and its verdict: a proof at the algorithm's
     proof size (``proof_size``: K = 2 and the largest T whose action sequences and {0, 1}
     tables fit the enumeration budget) where its release schedule did not move there, else the
     estimate at the default (or declared) trace setting."""
+    from ..accountant import TRACE_SETTINGS, proof_size, traced_upper
+
     bound = None
     size = proof_size(name, variant=variant) if name not in TRACE_SETTINGS else None
     if size is not None:

@@ -1,7 +1,9 @@
 """``dpbandits run``: simulate algorithms on a setting or on given Bernoulli means.
 
 Prints the final regret of each algorithm with a 95% interval and writes a CSV of the regret
-curves and a PNG of them.
+curves; with ``--plot`` (or ``--log-x``) also a PNG of them. The PNG is asked for because drawing
+it imports matplotlib, which took 1.0 s of the 1.6 s a short run took start to finish
+(``benchmarks/start_time.py``).
 """
 
 from __future__ import annotations
@@ -44,8 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_workers(parser)
     add_backend(parser)
     add_scheduler(parser, "run the blocks on a Dask cluster (needs dpbandits[distributed])")
-    add_out(parser, help="output folder for CSV and PNG")
-    parser.add_argument("--log-x", action="store_true", help="logarithmic time axis in the plot")
+    add_out(parser, help="output folder for the CSV (and the PNG with --plot)")
+    parser.add_argument("--plot", action="store_true",
+                        help="also draw the regret curves as a PNG (imports matplotlib: about 1 s)")
+    parser.add_argument("--log-x", action="store_true",
+                        help="logarithmic time axis in the plot (implies --plot)")
     parser.add_argument("--per-run", action="store_true",
                         help="also write a CSV with every run's final pseudo-regret, realised "
                              "regret and pulls of each arm")
@@ -110,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     stem = f"run-{'+'.join(args.algorithms)}-eps{args.epsilon}-T{T}-R{runs}-seed{seed}"
     csv_path, png_path, per_run_path = (out / f"{stem}.csv", out / f"{stem}.png",
                                         out / f"{stem}-per-run.csv")
-    check_names(out, [csv_path.name, png_path.name] + ([per_run_path.name] if args.per_run else []))
+    plot = args.plot or args.log_x
+    check_names(out, [csv_path.name] + ([png_path.name] if plot else [])
+                + ([per_run_path.name] if args.per_run else []))
 
     results = []
     with cluster(args.scheduler) as client:
@@ -123,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
 
     # The files first: a closed or full standard output must not lose the results.
     _write_csv(csv_path, factories, results)
-    _plot(png_path, factories, results, source.means, log_x=args.log_x)
+    if plot:
+        _plot(png_path, factories, results, source.means, log_x=args.log_x)
     if args.per_run:
         _write_per_run(per_run_path, factories, results)
 
@@ -133,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'algorithm':<28}{'pseudo-regret (95% CI)':<34}{'realised regret (95% CI)'}")
     for factory, result in zip(factories, results):
         print(f"{_label(factory):<28}{_interval(result, 'pseudo'):<34}{_interval(result, 'realised')}")
-    print(f"wrote {csv_path} and {png_path}")
+    print(f"wrote {csv_path} and {png_path}" if plot else f"wrote {csv_path}")
     if args.per_run:
         print(f"wrote {per_run_path}")
     return OK

@@ -35,10 +35,11 @@ from typing import Callable
 import numpy as np
 
 from ..errors import DPBanditsError
+from ..files import atomic_write
 from ..reference.registry import Declared, declaration
 
 __all__ = ["KERNELS", "kernel_module", "unsupported", "run_block", "KernelPolicy", "warm_up",
-           "CHUNK_RUN_ROUNDS"]
+           "cold_kernels", "CHUNK_RUN_ROUNDS"]
 
 CHUNK_RUN_ROUNDS = 1 << 21
 """Run-rounds a kernel plays per call before it returns to Python, where a pending Ctrl-C is
@@ -81,17 +82,30 @@ def unsupported(policy, source) -> str | None:
 _announced: set[str] = set()
 
 
-def _sources_stamp() -> str:
-    """A hash of every source file of this package."""
+def _sources_stamp(folder: str) -> str:
+    """A hash of every source file in ``folder``."""
     import hashlib
 
     digest = hashlib.sha256()
-    folder = os.path.dirname(__file__)
     for entry in sorted(os.listdir(folder)):
         if entry.endswith(".py"):
             with open(os.path.join(folder, entry), "rb") as handle:
                 digest.update(entry.encode() + b"\0" + handle.read())
     return digest.hexdigest()
+
+
+def _sources_key(folder: str) -> str:
+    """Name, size and modification time of every source file in ``folder`` (no file read).
+
+    numba keys each cached function on its own file's modification time and size in the same
+    way; a file rewritten with the same size in the same clock tick would pass this key unseen.
+    """
+    parts = []
+    for entry in sorted(os.listdir(folder)):
+        if entry.endswith(".py"):
+            status = os.stat(os.path.join(folder, entry))
+            parts.append(f"{entry}:{status.st_size}:{status.st_mtime_ns}")
+    return " ".join(parts)
 
 
 def _cache_folders() -> list[str]:
@@ -104,36 +118,43 @@ def _cache_folders() -> list[str]:
     return folders
 
 
-def _drop_stale_cache() -> None:
+def _drop_stale_cache(sources: str = os.path.dirname(__file__),
+                      caches: list[str] | None = None) -> None:
     """Empty the kernels' disk cache when any source file of this package changed.
 
     numba invalidates a cached function when its own file changes, not when a function it calls
     from another file does (a kernel calling a changed helper of ``loop.py`` would keep the old
-    helper). The hash of all the package's files, kept beside the cache, closes that gap.
+    helper). The hash of all the package's files, kept beside the cache, closes that gap. The
+    marker holds that hash and the files' sizes and modification times: while those are
+    unchanged no file is read (this check runs at every import); when they moved, the hash
+    decides, so a file touched but not changed keeps the cache.
     """
     import glob
 
-    stamp = _sources_stamp()
-    modules = [entry[:-3] for entry in os.listdir(os.path.dirname(__file__)) if entry.endswith(".py")]
-    for folder in _cache_folders():
+    key = _sources_key(sources)
+    stamp = None
+    modules = [entry[:-3] for entry in os.listdir(sources) if entry.endswith(".py")]
+    for folder in _cache_folders() if caches is None else caches:
         marker = os.path.join(folder, "dpbandits-kernels.stamp")
         try:
             with open(marker) as handle:
-                if handle.read() == stamp:
-                    continue
+                kept_stamp, _, kept_key = handle.read().partition("\n")
         except OSError:
-            pass
-        for module in modules:
-            pattern = os.path.join(folder, "**", f"{module}.*.nb[ic]")
-            for path in glob.glob(pattern, recursive=True):
-                try:
-                    os.remove(path)
-                except OSError:
-                    pass
+            kept_stamp = kept_key = None
+        if kept_key == key:
+            continue
+        stamp = stamp or _sources_stamp(sources)
+        if kept_stamp != stamp:
+            for module in modules:
+                pattern = os.path.join(folder, "**", f"{module}.*.nb[ic]")
+                for path in glob.glob(pattern, recursive=True):
+                    try:
+                        os.remove(path)
+                    except OSError:
+                        pass
         try:
             os.makedirs(folder, exist_ok=True)
-            with open(marker, "w") as handle:
-                handle.write(stamp)
+            atomic_write(marker, lambda handle: handle.write(f"{stamp}\n{key}"))   # read by workers
         except OSError:
             pass
 
@@ -162,6 +183,18 @@ def _cache_present(module: ModuleType) -> bool:
     stem = module.__name__.rsplit(".", 1)[1] + ".run-"
     return any(glob.glob(os.path.join(folder, "**", stem + "*.nbi"), recursive=True)
                for folder in _cache_folders())
+
+
+def cold_kernels() -> list[str]:
+    """One registered name per kernel module whose compiled ``run`` is not in the disk cache
+    (compiling that name's kernel compiles the module's, whichever name it covers)."""
+    cold = {}
+    for name, module_name in KERNELS.items():
+        if module_name not in cold:
+            module = kernel_module(name)
+            if not _loaded(module) and not _cache_present(module):
+                cold[module_name] = name
+    return list(cold.values())
 
 
 def _overridden(state, overrides: dict):
