@@ -87,7 +87,7 @@ def _audit_forest(source: Path, path: Path) -> bool:
 REPRODUCE_KEYS = {"supported": "supported", "contradicted": "contradicted",
                   "depends": "depends on reading",
                   "not_supported": "not supported", "inconclusive": "inconclusive at this size",
-                  "could_not_fail": "could not fail",
+                  "could_not_fail": "could not fail", "could_not_pass": "could not pass",
                   "not_testable": "not testable"}
 """Keys of the reproduce part's summary that list claims ("EXPERIMENT: claim"), and their verdict."""
 

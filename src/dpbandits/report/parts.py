@@ -222,7 +222,8 @@ BUCKETS = {"respected": "respected", "inconclusive at this size": "inconclusive"
 
 REPRODUCE_VERDICTS = {"supported": "supported", "contradicted": "contradicted",
                       "depends on reading": "depends", "inconclusive at this size": "inconclusive",
-                      "could not fail": "could_not_fail", "not testable": "not_testable"}
+                      "could not fail": "could_not_fail", "could not pass": "could_not_pass",
+                      "not testable": "not_testable"}
 """A paper claim's verdict -> its key in the reproduce part's summary (our own checks are kept
 apart, under ``our_checks``: "EXPERIMENT: check" -> verdict)."""
 

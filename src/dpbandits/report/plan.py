@@ -57,7 +57,7 @@ SUMMARY_KEYS: dict[str, dict[str, type]] = {
     "bounds": {"respected": list, "inconclusive": list, "violated": list, "vacuous": list,
                "not_simulated": list},
     "reproduce": {"supported": list, "contradicted": list, "depends": list, "inconclusive": list,
-                  "could_not_fail": list, "not_testable": list, "below_paper": list, "our_checks": dict},
+                  "could_not_fail": list, "could_not_pass": list, "not_testable": list, "below_paper": list, "our_checks": dict},
 }
 """The summary each part must carry: key and type (a cached part is checked against it)."""
 

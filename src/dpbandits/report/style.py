@@ -13,6 +13,7 @@ VERDICTS: dict[str, tuple[str, str]] = {
     "vacuous at this size": ("void", "\u25cb"), "vacuous": ("void", "\u25cb"),
     "inconclusive at this size": ("open", "?"), "inconclusive": ("open", "?"),
     "depends on reading": ("mixed", "\u00b1"), "could not fail": ("void", "\u25cb"),
+    "could not pass": ("void", "\u25cb"),
     "not testable": ("none", "\u2013"), "not applicable": ("none", "\u2013"),
     "non-private": ("none", "\u2013"), "could not test": ("none", "\u2013"),
 }

@@ -78,7 +78,8 @@ FIGURE_ALT = {"audit": "Each variant's epsilon lower bound (95%) against its cla
 
 def _reproduce_summary(s: dict) -> list[str]:
     """The papers' claims (six verdicts, by the lexicon's rule) and, apart, our own checks."""
-    keys = ("supported", "contradicted", "depends", "inconclusive", "could_not_fail", "not_testable")
+    keys = ("supported", "contradicted", "depends", "inconclusive", "could_not_fail", "could_not_pass",
+            "not_testable")
     total = sum(len(s.get(k, [])) for k in keys)
     lines = [f"- **The papers' experimental claims** ({total}, each quoted from the paper, its "
              f"outcome word read by the one test and margin the lexicon gives it, docs/lexicon.md; "
@@ -90,7 +91,9 @@ def _reproduce_summary(s: dict) -> list[str]:
              f"contradicts; each page says which), {len(s['inconclusive'])} inconclusive at the "
              f"size run (each page gives the runs that would decide it), "
              f"{len(s.get('could_not_fail', []))} that could not fail (a test our stand-in or the "
-             f"size made impossible to fail, not counted as support), {len(s['not_testable'])} not "
+             f"size made impossible to fail, not counted as support), "
+             f"{len(s.get('could_not_pass', []))} that could not pass (a degenerate stand-in, not "
+             f"counted as contradiction), {len(s['not_testable'])} not "
              "testable (absent data). "
              + (f"Ran below the paper's size: {', '.join(f'`{b}`' for b in s['below_paper'])}."
                 if s["below_paper"] else "Every experiment ran at the paper's size.")]

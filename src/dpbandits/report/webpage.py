@@ -96,7 +96,7 @@ def html_page(markdown_text: str, out: Path) -> str:
         f'<span class="verdict {look}"><span class="mark" aria-hidden="true">{mark}</span>{name}'
         "</span>" for name, (look, mark) in VERDICTS.items()
         if name in ("respected", "violated", "vacuous at this size", "inconclusive at this size",
-                    "depends on reading", "could not fail",
+                    "depends on reading", "could not fail", "could not pass",
                     "not testable")) + "</p>")
     head, _, rest = body.partition("</h1>")
     body = (f"{head}</h1>{legend}<nav class=\"toc\"><strong>Contents</strong>{toc}</nav>{rest}"
