@@ -486,18 +486,28 @@ class _Host:
 def _kept_waiting(pid: int) -> dict[int, float] | None:
     """For each thread of process ``pid``, the seconds it has spent runnable but not running
     (waiting for a processor) since it started: the second field of Linux's
-    ``/proc/<pid>/task/<tid>/schedstat``. None where the system does not report it."""
-    try:
-        threads = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return None
+    ``/proc/<pid>/task/<tid>/schedstat``, and of the threads of its descendants (the sandbox's
+    launcher runs the candidate as its child, in namespaces of its own). None where the system
+    does not report it."""
     delays: dict[int, float] = {}
-    for thread in threads:
-        try:
-            with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as record:
-                delays[int(thread)] = int(record.read().split()[1]) / 1e9
-        except (OSError, ValueError, IndexError):
+    pending, seen = [pid], set()
+    while pending:
+        process = pending.pop()
+        if process in seen:
             continue
+        seen.add(process)
+        try:
+            threads = os.listdir(f"/proc/{process}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{process}/task/{thread}/schedstat", "rb") as record:
+                    delays[int(thread)] = int(record.read().split()[1]) / 1e9
+                with open(f"/proc/{process}/task/{thread}/children", "rb") as record:
+                    pending.extend(int(c) for c in record.read().split())
+            except (OSError, ValueError, IndexError):
+                continue
     return delays or None
 
 

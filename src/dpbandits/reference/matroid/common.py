@@ -28,6 +28,7 @@ import numpy as np
 
 from ...errors import DPBanditsError, check_rewards
 from ..mechanisms import release_epoch
+from ..sight import for_a_check
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -105,7 +106,7 @@ class MatroidPolicy(PolicyBase):
         if x.shape != shape:
             raise DPBanditsError(f"feedback for {self.name} in round t = {t} must have shape {shape}, "
                                  f"got {x.shape}")
-        check_rewards(np.asarray(x), f"rewards (round t = {t})")    # the domain, not a read
+        check_rewards(for_a_check(x), f"rewards (round t = {t})")   # the domain, not a read
         return x
 
     def __repr__(self) -> str:
