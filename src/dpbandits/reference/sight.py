@@ -65,13 +65,12 @@ def moved_out(values, how: str, frame=None) -> None:
     frame = sys._getframe(2) if frame is None else frame
     if watched._skipped(frame.f_code.co_filename):
         return
+    if not getattr(tracer, "symbolic", False):
+        return      # the lockstep runs compare values, not tags: a plain copy is still compared
     site = f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
     what = f"a move out of the analysis's sight ({how})"
-    for v in values:
-        if isinstance(v, watched.Draw):
-            tracer.draw_read(v, what)
-        elif isinstance(v, watched.Watched):
-            tracer.read(v, what)
+    if any(isinstance(v, watched.Watched) and not isinstance(v, watched.Draw) for v in values):
+        tracer.lost(f"{what}: what is computed from it is not followed")
     checker = getattr(tracer, "locality", None)
     if checker is not None:
         checker.finding(f"{what} ({site}): what is computed from it is not followed")
@@ -290,3 +289,6 @@ def _feed(h, value, depth: int, seen: set) -> None:
         _feed(h, (value.func, value.args, value.keywords), depth + 1, seen)
     elif hasattr(value, "__dict__"):
         _feed(h, vars(value), depth + 1, seen)
+
+
+watched.moved_out = moved_out
