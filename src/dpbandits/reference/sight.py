@@ -7,8 +7,9 @@ their methods: ``.view(np.ndarray)``, ``np.asarray``/``np.array``/``np.ascontigu
 ``np.asfortranarray`` (numpy's C code makes a plain array of the same memory), and iteration
 (one plain number at a time). Each is a **move out of sight** here: in tracing mode the arrays'
 ``view`` and ``__iter__`` and, for the length of the tracing block, those numpy functions report
-it (:func:`moved_out`), so a value that leaves is read at that line, as a branch on it would be,
-and the dependence analysis records a finding. The project's own input checks, whose other side
+it (:func:`moved_out`): in the size-T mode a value that leaves is lost provenance at that line
+(the bound an estimate, never a proof) and a finding of the dependence analysis; the lockstep
+runs compare values, not tags, and are left as they are. The project's own input checks, whose other side
 is a ``raise``, take their plain copy through :func:`for_a_check`.
 
 State outside the policy object (a module's global, a class attribute, a closure's cells, a
@@ -56,8 +57,8 @@ def _carried(value, out: list, depth: int = 0) -> list:
 
 def moved_out(values, how: str, frame=None) -> None:
     """``values`` (followed arrays) leave the analysis's sight by ``how`` at ``frame`` (default:
-    the caller of the hook that calls this): a read of each by the active tracer, and a finding
-    of the dependence analysis while ``observe`` runs. Nothing when the move is made by the
+    the caller of the hook that calls this): under the size-T tracer, lost provenance (an
+    estimate) and a finding of the dependence analysis while ``observe`` runs. Nothing when the move is made by the
     tracers' own code or numpy's."""
     tracer = watched.ACTIVE
     if tracer is None or not values:
