@@ -47,7 +47,6 @@ import math
 
 import numpy as np
 
-from ...errors import DPBanditsError
 from ..declarations import LazyEpoch
 from ..mechanisms import release_epoch
 from ..noise import decision, laplace, release
@@ -101,9 +100,6 @@ class LazyDPTS(PolicyBase):
                  tie_break: str = "first", log_base: str | int = "e") -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          tie_break=tie_break)
-        if not (isinstance(log_base, (str, int, float, np.integer, np.floating))
-                and not isinstance(log_base, bool) and log_base in LOG_BASES):
-            raise DPBanditsError(f"log_base must be 'e' or 2, got {log_base!r}")
         self.log_base = "e" if log_base == "e" else 2
         self._log = math.log if self.log_base == "e" else math.log2
         shape = (self.runs, self.K)
