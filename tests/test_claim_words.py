@@ -129,7 +129,7 @@ def test_validates_privacy_note_says_the_status_in_words(name, variant):
 
     request = check_request(name, epsilon=1.0, variant=variant, runs=20, horizon=100)
     audited = object()  # _privacy hands the audit through; its note reads the claim alone
-    note = _privacy(request, variant, audited).note
+    note = _privacy(request, audited).note
     claim = RegistryMechanism(name, request.K, 1.0, variant, request.params,
                               T=request.audit_horizon or request.T).claim  # the audited claim
     assert note == f"{name}'s claim {claim.summary(docs_page(name))}"
