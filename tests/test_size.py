@@ -35,7 +35,7 @@ EXCEPTIONS = {
     "dpbandits/audit/adapters.py:_PythonMechanism": "to split: its host protocol from its "
                                                      "sampling",
     "dpbandits/audit/external.py:_Session": "to split: the line protocol's reader from the "
-                                            "session's state",
+                                            "running program's state",
     "dpbandits/reference/formed.py:Formed": "one array subclass: numpy's protocol methods "
                                             "(__array_ufunc__, __array_function__) belong together",
     "dpbandits/reference/locality.py:Locality": "to split (with its module)",
