@@ -39,63 +39,24 @@ generator, so every branch traced its prefix again).
 
 from __future__ import annotations
 
-import argparse
 import os
-import resource
-import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
+import tempfile
 
-from baseline import add_baseline
-from baseline import sources as baseline_sources
-
-
-def run_list(src: Path) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds, standard output) of one ``dpbandits list`` on ``src``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c",
-                           "import sys; from dpbandits.cli import main; sys.exit(main())",
-                           "list"],
-                          env={**os.environ, "PYTHONPATH": str(src)}, capture_output=True,
-                          text=True, check=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done.stdout
+from start_time import measured, parsed, print_table
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_baseline(parser)
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
-    if args.repeats < 1:
-        parser.error("--repeats must be at least 1")
-    sources = baseline_sources(parser, args.baseline_src)
+    args, sources = parsed(__doc__)
     load_before = os.getloadavg()[0]
-    figures: dict[str, list[tuple[float, float]]] = {name: [] for name in sources}
-    outputs: dict[str, str] = {}
-    for _ in range(args.repeats):
-        for name, src in sources.items():
-            wall, cpu, out = run_list(src)
-            figures[name].append((wall, cpu))
-            outputs.setdefault(name, out)
-            if out != outputs[name]:
-                sys.exit(f"{name}: the output of dpbandits list changed between repeats")
+    with tempfile.TemporaryDirectory() as out:
+        figures, outputs = measured(sources, {"dpbandits list": ["list"]}, args.repeats, out)
     if len(set(outputs.values())) > 1:
         sys.exit("the outputs of dpbandits list differ between this package and the baseline")
     load_after = os.getloadavg()[0]
     print(f"dpbandits list, {args.repeats} repeat(s) each, load average {load_before:.1f} "
           f"before, {load_after:.1f} after; outputs identical\n")
-    print("| package | wall s (best) | wall s (median) | CPU s (best) | CPU s (median) |")
-    print("|---|---|---|---|---|")
-    for name, rows in figures.items():
-        walls, cpus = [w for w, _ in rows], [c for _, c in rows]
-        print(f"| {name} | {min(walls):.2f} | {statistics.median(walls):.2f} | "
-              f"{min(cpus):.2f} | {statistics.median(cpus):.2f} |")
+    print_table(figures)
 
 
 if __name__ == "__main__":

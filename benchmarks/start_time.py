@@ -99,48 +99,67 @@ def numba_load(src: Path) -> tuple[float, float]:
     return float(first), float(second)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parsed(doc: str) -> tuple[argparse.Namespace, dict[str, Path]]:
+    """The options ``--baseline-src DIR`` and ``--repeats K`` of a benchmark whose usage is
+    ``doc``, and the packages to measure (this one, and the baseline when given)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     add_baseline(parser)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
-    sources = baseline_sources(parser, args.baseline_src)
-    with tempfile.TemporaryDirectory() as out:
-        for src in sources.values():                   # compile, cache, keep: untimed
-            for argv in COMMANDS.values():
-                timed(src, argv, out)
-        load_before = os.getloadavg()[0]
-        figures = {(c, s): [] for c in COMMANDS for s in sources}
-        listed: dict[str, str] = {}
-        for _ in range(args.repeats):
-            for command, argv in COMMANDS.items():
-                for name, src in sources.items():
-                    wall, cpu, text = timed(src, argv, out)
-                    figures[command, name].append((wall, cpu))
-                    if argv == ["list"]:
-                        listed.setdefault(name, text)
-                        if text != listed[name]:
-                            sys.exit(f"{name}: the output of dpbandits list changed between repeats")
-        loads = {name: numba_load(src) for name, src in sources.items()}
-        load_after = os.getloadavg()[0]
-    same = "identical" if len(set(listed.values())) == 1 else "DIFFERENT"
-    print(f"{args.repeats} repeat(s) each, load average {load_before:.1f} before, "
-          f"{load_after:.1f} after; outputs of list {same}\n")
+    return args, baseline_sources(parser, args.baseline_src)
+
+
+def measured(sources: dict[str, Path], commands: dict[str, list[str]], repeats: int,
+             out: str) -> tuple[dict, dict[str, str]]:
+    """(command, package) -> its (wall, CPU) seconds in each of ``repeats`` rounds, each round
+    running every command on every package in turn (so that both see the same load); and
+    package -> the output of ``list`` (stops when it changes between repeats)."""
+    figures: dict = {(c, s): [] for c in commands for s in sources}
+    listed: dict[str, str] = {}
+    for _ in range(repeats):
+        for command, argv in commands.items():
+            for name, src in sources.items():
+                wall, cpu, text = timed(src, argv, out)
+                figures[command, name].append((wall, cpu))
+                if argv == ["list"]:
+                    listed.setdefault(name, text)
+                    if text != listed[name]:
+                        sys.exit(f"{name}: the output of dpbandits list changed between repeats")
+    return figures, listed
+
+
+def print_table(figures: dict) -> None:
+    """The best and median wall and CPU seconds of each command and package, in Markdown."""
     print("| command | package | wall s (best) | wall s (median) | CPU s (best) | CPU s (median) |")
     print("|---|---|---|---|---|---|")
     for (command, name), rows in figures.items():
         walls, cpus = [w for w, _ in rows], [c for _, c in rows]
         print(f"| {command} | {name} | {min(walls):.2f} | {statistics.median(walls):.2f} | "
               f"{min(cpus):.2f} | {statistics.median(cpus):.2f} |")
+
+
+def main() -> None:
+    args, sources = parsed(__doc__)
+    with tempfile.TemporaryDirectory() as out:
+        for src in sources.values():                   # compile, cache, keep: untimed
+            for argv in COMMANDS.values():
+                timed(src, argv, out)
+        load_before = os.getloadavg()[0]
+        figures, listed = measured(sources, COMMANDS, args.repeats, out)
+        loads = {name: numba_load(src) for name, src in sources.items()}
+        load_after = os.getloadavg()[0]
+    same = "identical" if len(set(listed.values())) == 1 else "DIFFERENT"
+    print(f"{args.repeats} repeat(s) each, load average {load_before:.1f} before, "
+          f"{load_after:.1f} after; outputs of list {same}\n")
+    print_table(figures)
     print()
     for name, (imported, loaded) in loads.items():
         print(f"numba ({name}): import {imported:.2f} s, first call of the cached "
               f"anytime-lazy-ucb kernel {loaded:.2f} s")
     if same != "identical":
         sys.exit("the outputs of dpbandits list differ between this package and the baseline")
-
 
 if __name__ == "__main__":
     main()

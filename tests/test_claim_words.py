@@ -113,7 +113,9 @@ def test_the_audit_table_says_the_known_status_in_words():
     rows = json.loads(open("docs/data/audit-claims.json").read())
     table = claims_table([AuditResult.from_dict(row) for row in rows])
     statuses = {line.split(" | ")[2] for line in table.splitlines()[2:]}
-    assert statuses <= {"true", "false", "unproven", "non-private", "-"}, statuses
+    assert statuses <= {"true", "false", "unproven", "non-private", "-"}, (
+        f"{statuses}: if a row is older than the claims' words, docs/data/audit-claims.json is "
+        f"stale: regenerate it with `dpbandits audit --all --out docs/data`")
     assert "true" in statuses and "false" in statuses
     assert not unproven_holds(table), unproven_holds(table)[:3]
 
@@ -127,7 +129,7 @@ def test_validates_privacy_note_says_the_status_in_words(name, variant):
 
     request = check_request(name, epsilon=1.0, variant=variant, runs=20, horizon=100)
     audited = object()  # _privacy hands the audit through; its note reads the claim alone
-    note = _privacy(request, variant, audited).note
+    note = _privacy(request, audited).note
     claim = RegistryMechanism(name, request.K, 1.0, variant, request.params,
                               T=request.audit_horizon or request.T).claim  # the audited claim
     assert note == f"{name}'s claim {claim.summary(docs_page(name))}"

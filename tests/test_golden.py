@@ -81,7 +81,20 @@ def _differences(got, want, where: str = "") -> list[str]:
         if len(got) != len(want):
             return [f"{where}: {len(got)} items, stored {len(want)}"]
         return [d for i, (g, w) in enumerate(zip(got, want)) for d in _differences(g, w, f"{where}[{i}]")]
-    return [] if got == want else [f"{where}: {str(got)[:120]!r} != stored {str(want)[:120]!r}"]
+    return [] if got == want else [f"{where}: {_from_first_difference(str(got), str(want))}"]
+
+
+def _from_first_difference(got: str, want: str, before: int = 30, width: int = 90) -> str:
+    """Both texts from a little before their first differing character (not cut where they
+    are still equal), and that character's position."""
+    at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    start = max(0, at - before)
+
+    def shown(text: str) -> str:
+        return ("..." if start else "") + text[start:start + width] + (
+            "..." if len(text) > start + width else "")
+
+    return f"{shown(got)!r} != stored {shown(want)!r} (first difference at character {at})"
 
 
 def _produce(name: str) -> dict | list:
@@ -119,7 +132,9 @@ def _report_parts() -> dict[str, dict]:
 def _check(name: str, got) -> None:
     want = json.loads((GOLDEN / f"{name}.json").read_text())
     found = _differences(_normalised(got), _normalised(want))
-    assert not found, f"{name} moved ({len(found)} differences):\n" + "\n".join(found[:12])
+    assert not found, (f"{name} moved ({len(found)} differences; if the move is intended, "
+                       f"regenerate with `python tests/test_golden.py --write {name}` and say "
+                       f"what moved in the commit message):\n" + "\n".join(found[:12]))
 
 
 @pytest.mark.exact
@@ -149,6 +164,19 @@ def test_a_moved_number_is_found():
     moved["seconds"] = 123.0
     found = _differences(_normalised(moved), _normalised(stored))
     assert len(found) == 1 and found[0].startswith("/evidence/path/largest_effect/effect: ")
+
+
+@pytest.mark.exact
+def test_a_moved_text_is_shown_from_its_first_difference():
+    """A long note that moved deep inside is shown from a little before the character that
+    differs, in both texts (before: both cut at 120 characters, where they were still equal)."""
+    head = "selection sample: 500 runs per side on each of the 18 candidate pairs, then " * 3
+    got = head + "pairs 6 (0.648), 13 (0.615), 8 (0.506)"
+    want = head + "pairs 6 (0.648), 13 (0.602), 8 (0.509)"
+    found = _differences({"note": got}, {"note": want})
+    at = len(head) + len("pairs 6 (0.648), 13 (0.6")
+    assert found == [f"/note: '...{got[at - 30:]}' != stored '...{want[at - 30:]}' "
+                     f"(first difference at character {at})"]
 
 
 def _write(names: list[str]) -> None:

@@ -3,8 +3,8 @@
 Kinds: exact (a class without a domain fails when it is defined, with a message that says how
 to declare one; bad values through every command that takes ``--param`` are one line and exit
 2) and property (Hypothesis: every registered algorithm's declared domain agrees with its
-constructor: a value inside is built, a value outside is refused by ``make`` naming the
-parameter).
+constructor: a value inside is built, a value outside is refused by ``make`` and by the class
+itself with the same line naming the parameter).
 """
 
 from __future__ import annotations
@@ -92,18 +92,31 @@ def _make(name: str, **params):
     return registry.make(name, 3, epsilon=1.0, rng=0, T=50, **params)
 
 
+def _construct(name: str, **params):
+    """The class called directly, without the registry's checks."""
+    cls = registry.get(name)
+    given = {"epsilon": 1.0} if cls.private else {}
+    given.update({"T": 50} if cls.needs_horizon else {})
+    return cls(3, rng=0, **given, **params)
+
+
 @pytest.mark.property
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(PARAMETERS), VALUES)
 def test_the_declared_domain_agrees_with_the_constructor(case, value):
-    """Inside the domain: the algorithm is built. Outside: ``make`` refuses it with one message
-    naming the parameter (the domain's own check, before the constructor)."""
+    """Inside the domain: the algorithm is built, by ``make`` and by its class. Outside: both
+    refuse it with the same one line naming the parameter (the domain's own check, before the
+    constructor's body: the class checks its declarations itself)."""
     name, parameter = case
     if parameter.rule.contains(value):
         _make(name, **{parameter.name: value})
+        _construct(name, **{parameter.name: value})
     else:
-        with pytest.raises(DPBanditsError, match=f"^{parameter.name} must be "):
+        with pytest.raises(DPBanditsError, match=f"^{parameter.name} must be ") as made:
             _make(name, **{parameter.name: value})
+        with pytest.raises(DPBanditsError) as built:
+            _construct(name, **{parameter.name: value})
+        assert str(built.value) == str(made.value)
 
 
 @pytest.mark.exact
@@ -175,10 +188,13 @@ def test_a_bad_value_of_a_new_parameter_is_one_line_and_status_2(scaled_greedy, 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         status = main(argv)
     assert status == 2, err.getvalue()
+    parsed = "abc" if value == "abc" else float(value) if value == "nan" else int(value)
     assert err.getvalue().splitlines() == [
-        f"dpbandits: error: --param c must be a number in (0, 10], got "
-        f"{'abc' if value == 'abc' else float(value) if value == 'nan' else int(value)!r}"]
+        f"dpbandits: error: --param c must be a number in (0, 10], got {parsed!r}"]
     assert not (tmp_path / "out").exists()
+    with pytest.raises(DPBanditsError) as built:        # the class called directly: same line
+        ScaledGreedy(2, epsilon=1.0, rng=0, c=parsed)
+    assert err.getvalue().splitlines() == [f"dpbandits: error: --param {built.value}"]
 
 
 @pytest.mark.exact

@@ -58,7 +58,7 @@ def test_the_validation_says_which_value_it_filled():
     result = validate(NeedsBeta, "dp-se", epsilon=1.0, means=[0.9, 0.1], horizon=50, runs=20,
                       audit_samples=0, explain=False)
     assert "gets dp-se's value: beta = 0.02 (1/T at T = 50)" in result.summary()
-    assert result.to_dict()["filled"] == result.filled_note
+    assert result.to_dict()["filled"] == result.setup.filled_note
 
 
 @pytest.mark.smoke

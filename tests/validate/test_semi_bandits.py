@@ -98,7 +98,7 @@ def test_an_independent_omm_conforms_and_a_wrong_constant_differs():
     probability."""
     faithful = validate(PlainOMM(), "omm", **SMALL)
     assert faithful.behaviour == "conforms", faithful.summary()
-    assert faithful.K == 7 and faithful.super_arm_size == 3
+    assert faithful.setup.K == 7 and faithful.setup.super_arm_size == 3
     quantities = {c.quantity for c in faithful.comparisons}
     assert {"super arm", "regret", "pulls of base arm 6"} <= quantities
     assert "semi-bandit: every round a super arm" in faithful.summary()
@@ -166,7 +166,7 @@ def test_means_give_a_uniform_matroid_of_rank_one_by_default():
     a super arm is one base arm."""
     result = validate(Replay(np.zeros((50, 1), int), K=3), "omm", means=[0.9, 0.5, 0.1],
                       horizon=50, runs=20, seed=0, audit_samples=0)
-    assert result.super_arm_size == 1 and "Uniform" in result.matroid
+    assert result.setup.super_arm_size == 1 and "Uniform" in result.setup.matroid
 
 
 @pytest.mark.smoke

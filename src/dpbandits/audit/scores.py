@@ -103,16 +103,27 @@ class _WholeSequenceScore:
         return self.histogram(_whole(outputs))
 
 
+_DIGITS = 9
+"""Decimals kept of the logistic model's coefficients and scores. Their last bits depend on the
+BLAS kernel the machine selects (OpenBLAS picks one per processor: with
+``OPENBLAS_CORETYPE=Nehalem`` one screening bound of a validation moved from 0.602 to 0.615),
+and an event's threshold sits between two scores, so equal outputs, or outputs whose scores are
+equal but summed in another order, must get equal scores on every machine. A value within
+10^-15 of a rounding boundary could still round apart on two machines."""
+
+
 class _LogisticScore:
-    """The linear predictor of a fitted logistic model on standardised features."""
+    """The linear predictor of a fitted logistic model on standardised features, rounded to
+    :data:`_DIGITS` decimals (the same on every machine)."""
 
     def __init__(self, keep: np.ndarray, mean: np.ndarray, scale: np.ndarray,
                  coef: np.ndarray) -> None:
-        self.keep, self.mean, self.scale, self.coef = keep, mean, scale, coef
+        self.keep, self.mean, self.scale = keep, mean, scale
+        self.coef = np.round(coef, _DIGITS)
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         Zx = (X[:, self.keep].astype(float) - self.mean) / self.scale
-        return self.coef[0] + Zx @ self.coef[1:]
+        return np.round(self.coef[0] + Zx @ self.coef[1:], _DIGITS)
 
 
 _RIDGE = 1.0

@@ -238,11 +238,11 @@ def cor10b() -> Bound:
 
 
 def cor11() -> Bound:
-    """Corollary 11: O(sqrt(T log K) + log K log T / eps). Order only."""
-    rate = sp.sqrt(T * sp.log(K)) + sp.log(K) * sp.log(T) / epsilon
-    return Bound("hu-journal.cor11", "Corollary 11: instance-independent regret of RNM-FTNL",
-                 f"{_PAPER}, Cor 11", "upper", "worst-case expected pseudo-regret",
-                 "order", rest=rate, algorithms=("rnm-ftnl",), order=rate)
+    """Corollary 11: O(sqrt(T log K) + log K log T / eps), the conference version's Corollary 9
+    (:func:`dpbandits.bounds.hu2021.cor9`) restated. Order only."""
+    return replace(hu2021.cor9(), key="hu-journal.cor11",
+                   title="Corollary 11: instance-independent regret of RNM-FTNL",
+                   source=f"{_PAPER}, Cor 11")
 
 
 def _thm12_domain() -> sp.Basic:

@@ -4,7 +4,7 @@ Hu, Huang & Mehta (arXiv:2102.07929), Algorithm 1; the tags follow the journal's
 Bit-identical to the reference: the index is evaluated in the same order of operations, and the
 Laplace draws of a round come in run order, one per run whose epoch closed, as the reference's
 :func:`~dpbandits.reference.mechanisms.release_epoch` draws them (the kernel's
-:func:`~dpbandits.compiled.epochs.release_epoch`, one run at a time).
+:func:`~dpbandits.compiled.epochs.lazy_epoch_pull`, one run at a time).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .epochs import release_epoch
+from .epochs import lazy_epoch_pull
 from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("anytime-lazy-ucb",)
@@ -55,16 +55,10 @@ def observe(state, t, actions, x):
         if t <= K:
             state.mu_tilde[r, j] = x[r] + state.rng.laplace(0.0, scale)          # [l.2]
             continue
-        state.N[r, j] += 1                                                       # [l.5]
-        state.Phi[r, j] += x[r]
-        if state.N[r, j] == 1 << (state.r[r, j] + 1):                            # [l.6]
-            O = float(1 << (state.r[r, j] + 1))                                  # [l.7]
-            state.O[r, j] = O
+        O = lazy_epoch_pull(state, r, j, x[r], scale)                            # [l.5-l.7]
+        if O:
             state.inv_O[r, j] = 1.0 / O
             state.sqrt_inv_O[r, j] = math.sqrt(1.0 / O)
-            state.mu_tilde[r, j] = release_epoch(state.Phi, (r, j), scale, state.rng) / O
-            state.r[r, j] += 1
-            state.N[r, j] = 0
 
 
 @njit(cache=True, _nrt=False)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["release_epoch"]
+__all__ = ["release_epoch", "lazy_epoch_pull"]
 
 
 # [epoch-release]
@@ -33,3 +33,22 @@ def release_epoch(Phi, cell, scale, rng, length=1.0):
     released = Phi[cell] / length + rng.laplace(0.0, scale)
     Phi[cell] = 0.0
     return released
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def lazy_epoch_pull(state, r, j, x, scale):
+    """One pull of arm ``j`` in run ``r`` with reward ``x`` on Hu, Huang and Mehta's lazy
+    epochs (the reference's :func:`~dpbandits.reference.mechanisms.lazy_epoch_state`): count
+    it in N_j and add it to Phi_j; when the epoch's 2^(r_j + 1) pulls are in, release its mean
+    into mu~_j with one fresh draw, set O_j to its size and start the next epoch. Returns O_j
+    when an epoch ended, else 0.0 (the same operations in the same order as the reference)."""
+    state.N[r, j] += 1
+    state.Phi[r, j] += x
+    if state.N[r, j] != 1 << (state.r[r, j] + 1):
+        return 0.0
+    O = float(1 << (state.r[r, j] + 1))
+    state.O[r, j] = O
+    state.mu_tilde[r, j] = release_epoch(state.Phi, (r, j), scale, state.rng) / O
+    state.r[r, j] += 1
+    state.N[r, j] = 0
+    return O

@@ -8,7 +8,7 @@ Bit-identical to the reference, for both bases of the log. The shifted mean
 and the clip per arm); the Beta samples of a round are drawn one at a time in the row-major order
 of the reference's ``rng.beta`` over the (runs, K) array, every run before any random tie-break;
 the Laplace draws come in run order, one per run in rounds 1..K and one per run whose epoch
-closed afterwards (the shared :func:`~dpbandits.compiled.epochs.release_epoch`), as the
+closed afterwards (the shared :func:`~dpbandits.compiled.epochs.lazy_epoch_pull`), as the
 reference's ``laplace(rng, 1/eps, size)`` and ``release_epoch`` draw them.
 """
 
@@ -20,7 +20,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .epochs import release_epoch
+from .epochs import lazy_epoch_pull
 from .loop import argmax_tie, bandit_round
 
 ALGORITHMS = ("lazy-dp-ts",)
@@ -62,14 +62,7 @@ def observe(state, t, actions, x):
         if t <= K:
             state.mu_tilde[r, j] = x[r] + state.rng.laplace(0.0, scale)              # [Alg.3 l.2]
             continue
-        state.N[r, j] += 1                                                           # [Alg.3 l.6]
-        state.Phi[r, j] += x[r]
-        if state.N[r, j] == 1 << (state.r[r, j] + 1):                                # [Alg.3 l.7]
-            O = float(1 << (state.r[r, j] + 1))                                      # [Alg.3 l.8]
-            state.O[r, j] = O
-            state.mu_tilde[r, j] = release_epoch(state.Phi, (r, j), scale, state.rng) / O
-            state.r[r, j] += 1
-            state.N[r, j] = 0
+        lazy_epoch_pull(state, r, j, x[r], scale)                                    # [Alg.3 l.6-l.8]
 
 
 @njit(cache=True, _nrt=False)

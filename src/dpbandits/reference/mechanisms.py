@@ -46,6 +46,7 @@ from .sight import for_a_check
 __all__ = [
     "laplace",
     "release_epoch",
+    "lazy_epoch_state",
     "binary_step",
     "LogarithmicCounter",
     "BinaryCounter",
@@ -164,6 +165,19 @@ def release_epoch(rng: np.random.Generator, Phi: np.ndarray, ends, scale, length
     Phi[ends] = 0.0
     return released
 # --8<-- [end:epoch-release]
+
+
+def lazy_epoch_state(policy: object, shape: tuple[int, int]) -> None:
+    """The per-arm lazy epochs' state on ``policy``, one cell per (run, arm) (Hu, Huang and
+    Mehta, Alg. 1 l.1; Alg. 3 l.1-2 of the journal version): ``O`` (O_j, the size of the last
+    processed epoch, 1 before the first), ``r`` (r_j, that epoch's index), ``mu_tilde`` (mu~_j,
+    its private mean), ``N`` (N_j, the pulls in the current, unprocessed epoch) and ``Phi``
+    (Phi_j, that epoch's reward sum, emptied by :func:`release_epoch`)."""
+    policy.O = np.ones(shape)
+    policy.r = np.zeros(shape, np.int64)
+    policy.mu_tilde = np.zeros(shape)
+    policy.N = np.zeros(shape, np.int64)
+    policy.Phi = np.zeros(shape)
 
 
 # --8<-- [start:binary-step]

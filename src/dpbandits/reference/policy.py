@@ -14,7 +14,7 @@ is a function of that generator's seed and the rewards only.
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from ..limits import check_arms
 from .noise import decision
 from .sight import for_a_check
 from .declarations import AuditDesign, AuditPreset, Declined, KnownPairs, TraceSetting
-from .domains import Domain, check_declared
+from .domains import Domain, check_declared, check_parameter_value
 from .privacy import PrivacyClaim, Variant
 
 __all__ = ["Policy", "PolicyBase", "as_generator"]
@@ -102,6 +102,14 @@ class PolicyBase:
         super().__init_subclass__(**kwargs)
         check_declared(cls)
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> "PolicyBase":
+        """Every parameter given to the constructor in its declared domain (one line naming it
+        and the domain, the line ``--param`` prints), before the constructor runs: an algorithm
+        writes no check of its own. :meth:`_from_checked` passes no arguments here."""
+        for name, value in kwargs.items():
+            check_parameter_value(cls, name, value)
+        return super().__new__(cls)
+
     _arguments_checked: bool = False
     """True only while :meth:`_from_checked` runs the constructor: its arguments (but ``runs``
     and ``rng``) were checked by :func:`dpbandits.reference.registry.check_arguments`."""
@@ -122,8 +130,6 @@ class PolicyBase:
         if not checked and variant not in names:
             raise DPBanditsError(f"unknown variant {variant!r} for {self.name}; choose one of {names}")
         self.variant = variant
-        if not checked and tie_break not in ("first", "random"):
-            raise DPBanditsError(f"tie_break must be 'first' or 'random', got {tie_break!r}")
         self.tie_break = tie_break
         self._rows = np.arange(self.runs)
 

@@ -85,30 +85,18 @@ def ratio_at_most(a: str, others, m: float, epsilons=None, degenerate_check: boo
     """``a``'s mean final regret is at most ``m`` times each of ``others``' (every other curve when
     None) at each epsilon: supported when every ``m B - A`` is significantly positive
     (intersection-union), contradicted when one ``A - m B`` is (Bonferroni)."""
-    def check(cells: Cells) -> Outcome:
-        support, contradict, shown = [], [], []
-        bs = _others(cells, a, others)
-        eps_list = _eps(cells, epsilons)
-        for eps in eps_list:
-            x = cells.finals(a, eps)
-            for b in bs:
-                y = cells.finals(b, eps)
-                support.append(component(f"{m:.4g} {b} - {a} at eps={eps:g}", m * y - x))
-                contradict.append(component(f"{a} - {m:.4g} {b} at eps={eps:g}", x - m * y))
-                shown.append(f"eps={eps:g}: {a} {_fmt(x.mean())} vs {b} {_fmt(y.mean())} (ratio "
-                             f"{_fmt(x.mean() / y.mean()) if y.mean() > 0 else 'inf'})")
-        return Outcome(tuple(support), tuple(contradict),
-                       f"{a}'s mean final regret at most {m:.4g} x each comparator's: {PAIRED}",
-                       "; ".join(shown),
-                       cannot_fail=degenerate(cells, bs, eps_list) if degenerate_check else "",
-                       stand_in=degenerate(cells, (a,), eps_list, about=True))
-    return check
+    return _ratio(a, others, m, epsilons, "at most", degenerate_check)
 
 
 def ratio_at_least(a: str, others, m: float, epsilons=None) -> Check:
     """``a``'s mean final regret is at least ``m`` times each of ``others``' (every other curve
     when None): supported when every ``A - m B`` is significantly positive, contradicted when one
     ``m B - A`` is. Decides nothing when ``a`` plays almost uniformly (:func:`degenerate`)."""
+    return _ratio(a, others, m, epsilons, "at least", False)
+
+
+def _ratio(a: str, others, m: float, epsilons, side: str, degenerate_check: bool) -> Check:
+    """The check of :func:`ratio_at_most` (``side`` "at most") and :func:`ratio_at_least`."""
     def check(cells: Cells) -> Outcome:
         support, contradict, shown = [], [], []
         bs = _others(cells, a, others)
@@ -117,13 +105,17 @@ def ratio_at_least(a: str, others, m: float, epsilons=None) -> Check:
             x = cells.finals(a, eps)
             for b in bs:
                 y = cells.finals(b, eps)
-                support.append(component(f"{a} - {m:.4g} {b} at eps={eps:g}", x - m * y))
-                contradict.append(component(f"{m:.4g} {b} - {a} at eps={eps:g}", m * y - x))
+                below = component(f"{m:.4g} {b} - {a} at eps={eps:g}", m * y - x)
+                above = component(f"{a} - {m:.4g} {b} at eps={eps:g}", x - m * y)
+                support.append(below if side == "at most" else above)
+                contradict.append(above if side == "at most" else below)
                 shown.append(f"eps={eps:g}: {a} {_fmt(x.mean())} vs {b} {_fmt(y.mean())} (ratio "
                              f"{_fmt(x.mean() / y.mean()) if y.mean() > 0 else 'inf'})")
         return Outcome(tuple(support), tuple(contradict),
-                       f"{a}'s mean final regret at least {m:.4g} x each comparator's: {PAIRED}",
-                       "; ".join(shown), stand_in=degenerate(cells, (a,), eps_list, about=True))
+                       f"{a}'s mean final regret {side} {m:.4g} x each comparator's: {PAIRED}",
+                       "; ".join(shown),
+                       cannot_fail=degenerate(cells, bs, eps_list) if degenerate_check else "",
+                       stand_in=degenerate(cells, (a,), eps_list, about=True))
     return check
 
 

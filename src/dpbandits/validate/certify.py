@@ -159,11 +159,12 @@ def certificate_row(result: Validation) -> dict[str, Any]:
     """What an algorithm's docs page shows of a certificate."""
     rejected = sum(c.rejected for c in result.comparisons)
     detectable = [c.detectable for c in result.comparisons if c.quantity not in ACTIONS]
-    return {"algorithm": result.algorithm, "variant": result.variant, "epsilon": result.epsilon,
-            "T": result.T, "runs": result.runs, "seed": result.seed, "means": result.means,
-            "setting": CERTIFICATE_MATROID_SETTING if result.super_arm_size else None,
+    setup = result.setup
+    return {"algorithm": setup.algorithm, "variant": setup.variant, "epsilon": setup.epsilon,
+            "T": setup.T, "runs": setup.runs, "seed": setup.seed, "means": setup.means,
+            "setting": CERTIFICATE_MATROID_SETTING if setup.super_arm_size else None,
             "comparisons": len(result.comparisons), "rejected": rejected,
-            "alpha": result.alpha, "power": result.power,
+            "alpha": setup.alpha, "power": setup.power,
             "largest_detectable_effect": max(detectable) if detectable else None,
             "verdict": result.behaviour}
 

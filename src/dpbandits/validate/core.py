@@ -65,7 +65,7 @@ is checked the same way, for comparison only.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -158,108 +158,137 @@ def run_checked(candidate: Any, request: Request,
                 progress: Callable[[str], None] | None = None,
                 explain: bool = True) -> Validation:
     """The stages after the check: ``candidate`` (a loaded mechanism) against a checked
-    ``request`` (:func:`~dpbandits.validate.loading.check_request`)."""
-    from ..audit.mechanism import RegistryMechanism
-    from ..errors import DPBanditsError
-    from ..reference import simulate
-    from ..reference.registry import spec_of
+    ``request`` (:func:`~dpbandits.validate.loading.check_request`).
 
+    A pipeline: the two samples of each side (the reference's in the background), then the
+    behaviour's tests and the stages that read them (in the background while the audit runs
+    the candidate), then the summary. :class:`_Jobs` is the one place that stops the
+    background work when a stage fails or is interrupted."""
     say = progress or (lambda message: None)
-    against, cls, problem, semi = request.against, request.cls, request.problem, request.semi
-    epsilon, params, T, runs = request.epsilon, request.params, request.T, request.runs
+    _check_candidate(candidate, request)
+    seeds = _Seeds(*np.random.SeedSequence(request.seed).spawn(len(_Seeds._fields)))
+    variant = _variant(request)
+    with _Jobs() as jobs:
+        table, samples, side = _samples(candidate, request, seeds, say, explain, jobs)
+        judged = jobs.start(lambda say: _judge(request, variant, samples, table,
+                                               (seeds.tests, seeds.tries, side), say, explain),
+                            say)
+        audit = _audit(candidate, request, variant, seeds, progress)
+        stages = judged.result()
+    setup = _setup(candidate, request, variant, getattr(candidate, "label", "candidate"))
+    return Validation.of_stages(setup, *stages[:4], _privacy(request, audit), stages[4])
+
+
+class _Seeds(NamedTuple):
+    """The children of the validation's seed, one per stage, in the order they were spawned
+    (the tries and the planted variants came last: a new child goes at the end, so that no
+    stage's draws move)."""
+
+    fixed: np.random.SeedSequence
+    fresh: np.random.SeedSequence
+    cand_fixed: np.random.SeedSequence
+    ref_fixed: np.random.SeedSequence
+    cand_fresh: np.random.SeedSequence
+    ref_fresh: np.random.SeedSequence
+    tests: np.random.SeedSequence
+    audit: np.random.SeedSequence
+    tries: np.random.SeedSequence
+    plants: np.random.SeedSequence
+
+
+def _check_candidate(candidate: Any, request: Request) -> None:
+    """The candidate's feedback and number of arms are those of ALGO and the problem."""
+    from ..errors import DPBanditsError
+
+    cls, K = request.cls, request.problem.K
     feedback = getattr(candidate, "feedback", "bandit")
     if feedback != cls.feedback:
-        raise DPBanditsError(f"the candidate observes {feedback!r} feedback but {against} is a "
-                             f"{cls.feedback!r}-feedback algorithm")
-    K = problem.K
+        raise DPBanditsError(f"the candidate observes {feedback!r} feedback but "
+                             f"{request.against} is a {cls.feedback!r}-feedback algorithm")
     if candidate.K != K:
         raise DPBanditsError(f"the candidate has K = {candidate.K} "
-                             f"{'base arms' if semi else 'arms'} but the setting has {K}")
-    reference = RegistryMechanism(against, K, epsilon, request.variant, params, T=T,
-                                  backend=request.backend)
-    factory = spec_of(request.arguments)
+                             f"{'base arms' if request.semi else 'arms'} but the setting has {K}")
+
+
+def _reference(request: Request, T: int | None = None) -> Any:
+    """ALGO as a mechanism, at the request's horizon unless ``T`` is given."""
+    from ..audit.mechanism import RegistryMechanism
+
+    return RegistryMechanism(request.against, request.K, request.epsilon, request.variant,
+                             request.params, T=T or request.T, backend=request.backend)
+
+
+def _variant(request: Request) -> str | None:
+    """The variant of ALGO that runs (its default when the request names none)."""
+    return _reference(request).variant
+
+
+def _samples(candidate: Any, request: Request, seeds: _Seeds, say: Callable[[str], None],
+             explain: bool, jobs: "_Jobs") -> tuple[Any, dict, "_Background"]:
+    """The fixed table and both sides' samples, ``{"fixed": (candidate, reference), "fresh":
+    (...)}``; the reference's side runs in the background (:func:`_reference_side`) and goes
+    on, once its samples are published, with the stages that read only the reference."""
+    problem, T, runs = request.problem, request.T, request.runs
     label = getattr(candidate, "label", "candidate")
+    table = problem.table(T, np.random.default_rng(seeds.fixed))
+    fresh_rng = np.random.default_rng(seeds.fresh)
+    requests = [(problem.table(T, fresh_rng), 1, _seed(child))
+                for child in seeds.cand_fresh.spawn(runs)]
+    side = jobs.start(lambda say, publish: _reference_side(request, table, seeds, explain, say,
+                                                           publish), say, publishes=True)
+    say(f"behaviour: {runs} runs of the candidate on one fixed table")
+    cand_fixed = problem.checked(candidate.sample(table, runs, _seed(seeds.cand_fixed)), runs,
+                                 T, label)
+    say(f"behaviour: {runs} runs of the candidate, every run on a fresh table")
+    outputs = _single_runs(candidate, requests)
+    cand_fresh = problem.checked(np.concatenate([problem.one_run(o) for o in outputs]), runs, T,
+                                 label)
+    ref_fixed, ref_fresh = side.early()
+    return table, {"fixed": (cand_fixed, ref_fixed), "fresh": (cand_fresh, ref_fresh)}, side
 
-    # Children 0-7 as before the tries and planted variants existed; those draw from 8 and 9.
-    (s_fixed, s_fresh, s_cand_fixed, s_ref_fixed, s_cand_fresh, s_ref_fresh, s_tests,
-     s_audit, s_tries, s_plants) = np.random.SeedSequence(request.seed).spawn(10)
-    table = problem.table(T, np.random.default_rng(s_fixed))
-    fresh_rng = np.random.default_rng(s_fresh)
-    requests = [(problem.table(T, fresh_rng), 1, _seed(child)) for child in s_cand_fresh.spawn(runs)]
 
-    def reference_side(say: Callable[[str], None], publish: Callable[[Any], None]) -> tuple:
-        """The reference's two samples (published as soon as they exist), then, while the
-        candidate runs in its host, whether any round could differ and the planted variants:
-        they read only the reference, and are used if the candidate conforms."""
-        from .loading import dependence
-        from .power import planted_power
+def _reference_side(request: Request, table: Any, seeds: _Seeds, explain: bool,
+                    say: Callable[[str], None], publish: Callable[[Any], None]) -> tuple:
+    """The reference's two samples (published as soon as they exist), then, while the
+    candidate runs in its host, whether any round could differ and the planted variants: they
+    read only the reference, and are used if the candidate conforms."""
+    from ..reference import simulate
+    from ..reference.registry import spec_of
+    from .loading import dependence
+    from .power import planted_power
 
-        say(f"behaviour: {runs} runs of the reference on one fixed table and on fresh tables")
-        fixed = problem.checked(reference.sample(table, runs, _seed(s_ref_fixed)), runs, T,
-                                "reference")
-        fresh = simulate(factory, problem.source, T, runs=runs, seed=_seed(s_ref_fresh),
-                         record_actions=True, backend=request.backend).actions
-        fresh = problem.checked(fresh, runs, T, "reference")
-        publish((fixed, fresh))
-        untestable = dependence(request)
-        planted = None
-        if explain and untestable is None:
-            planted = planted_power(request, {"fixed": (None, fixed), "fresh": (None, fresh)},
-                                    table, s_plants, say)
-        return untestable, planted
+    problem, T, runs = request.problem, request.T, request.runs
+    say(f"behaviour: {runs} runs of the reference on one fixed table and on fresh tables")
+    fixed = problem.checked(_reference(request).sample(table, runs, _seed(seeds.ref_fixed)),
+                            runs, T, "reference")
+    fresh = simulate(spec_of(request.arguments), problem.source, T, runs=runs,
+                     seed=_seed(seeds.ref_fresh), record_actions=True,
+                     backend=request.backend).actions
+    fresh = problem.checked(fresh, runs, T, "reference")
+    publish((fixed, fresh))
+    untestable = dependence(request)
+    planted = None
+    if explain and untestable is None:
+        planted = planted_power(request, {"fixed": (None, fixed), "fresh": (None, fresh)},
+                                table, seeds.plants, say)
+    return untestable, planted
 
-    side = _Background(reference_side, say, publishes=True)
-    try:
-        say(f"behaviour: {runs} runs of the candidate on one fixed table")
-        cand_fixed = problem.checked(candidate.sample(table, runs, _seed(s_cand_fixed)), runs,
-                                     T, label)
-        say(f"behaviour: {runs} runs of the candidate, every run on a fresh table")
-        outputs = _single_runs(candidate, requests)
-        cand_fresh = problem.checked(np.concatenate([problem.one_run(o) for o in outputs]), runs,
-                                     T, label)
-        ref_fixed, ref_fresh = side.early()
-    except BaseException:
-        side.stop()
-        raise
-    samples = {"fixed": (cand_fixed, ref_fixed), "fresh": (cand_fresh, ref_fresh)}
 
-    audit_job = None
-    if epsilon is not None and request.audit_samples != 0:
-        from ..audit.against import audit_against
+def _audit(candidate: Any, request: Request, variant: str | None, seeds: _Seeds,
+           progress: Callable[[str], None] | None) -> Any:
+    """The privacy audit of the candidate against ALGO's claim (None when ALGO makes none or
+    it is skipped). It runs the candidate (in its host process) while this process, idle
+    until the host replies, judges the behaviour in a thread: the tests, the planted variants
+    and the regret checks read only the samples and seeds of their own, so the result is the
+    same as one stage after the other."""
+    if request.epsilon is None or request.audit_samples == 0:
+        return None
+    from ..audit.against import audit_against
 
-        def audit_job():
-            return audit_against(candidate, against, epsilon=epsilon, variant=reference.variant,
-                                 params=params, T=request.audit_horizon,
-                                 samples=request.audit_samples, alpha=request.alpha,
-                                 seed=_seed(s_audit), progress=progress)
-
-    def judged(say: Callable[[str], None]) -> tuple:
-        return _judge(request, reference.variant, samples, table, (s_tests, s_tries, side), say,
-                      explain)
-
-    if audit_job is None:
-        try:
-            stages = judged(say)
-        except BaseException:
-            side.stop()
-            raise
-        audit = None
-    else:
-        # The audit runs the candidate (in its host process) while this process, idle until the
-        # host replies, judges the behaviour in a thread: the tests, the planted variants and the
-        # regret checks read only the samples above and seeds of their own, so the result is
-        # the same as one stage after the other.
-        background = _Background(judged, say)
-        try:
-            audit = audit_job()
-        except BaseException:
-            background.stop()
-            side.stop()
-            raise
-        stages = background.result()
-    setup = _setup(candidate, request, reference.variant, label)
-    privacy = _privacy(request, reference.variant, audit)
-    return Validation.of_stages(setup, *stages[:4], privacy, stages[4])
+    return audit_against(candidate, request.against, epsilon=request.epsilon, variant=variant,
+                         params=request.params, T=request.audit_horizon,
+                         samples=request.audit_samples, alpha=request.alpha,
+                         seed=_seed(seeds.audit), progress=progress)
 
 
 def _setup(candidate: Any, request: Request, variant: str | None, label: str) -> Setup:
@@ -278,21 +307,18 @@ def _setup(candidate: Any, request: Request, variant: str | None, label: str) ->
                                          request.T, request.epsilon, request.params))
 
 
-def _privacy(request: Request, variant: str | None, audit: Any) -> Privacy:
+def _privacy(request: Request, audit: Any) -> Privacy:
     """The privacy stage's result: the audit (None when ALGO makes no claim or it was skipped)
     and the sentence about ALGO's claim at the audited horizon."""
-    from ..audit.mechanism import RegistryMechanism
     from ..reference.registry import docs_page
 
-    against, epsilon = request.against, request.epsilon
-    if epsilon is None:
+    against = request.against
+    if request.epsilon is None:
         return Privacy(note=f"{against} makes no privacy claim")
     if audit is None:
         return Privacy(note="audit skipped (audit_samples = 0)")
-    claim_source = RegistryMechanism(against, request.K, epsilon, variant, request.params,
-                                     T=request.audit_horizon or request.T)
-    return Privacy(audit=audit, note=f"{against}'s claim "
-                                     f"{claim_source.claim.summary(docs_page(against))}")
+    claim = _reference(request, request.audit_horizon).claim
+    return Privacy(audit=audit, note=f"{against}'s claim {claim.summary(docs_page(against))}")
 
 
 def _judge(request: Request, variant: str | None, samples: dict, table: Any, sequences: tuple,
@@ -373,6 +399,27 @@ class _Background:
         if self._error is not None:
             raise self._error
         return self._value
+
+
+class _Jobs:
+    """The background jobs of one validation: :meth:`start` runs one (:class:`_Background`);
+    leaving the block with an error or an interrupt stops them all, here and only here."""
+
+    def __init__(self) -> None:
+        self._started: list[_Background] = []
+
+    def start(self, job: Callable[..., Any], say: Callable[[str], None],
+              publishes: bool = False) -> "_Background":
+        self._started.append(_Background(job, say, publishes))
+        return self._started[-1]
+
+    def __enter__(self) -> "_Jobs":
+        return self
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        if kind is not None:
+            for job in self._started:
+                job.stop()
 
 
 def _explain(behaviour: Behaviour, request: Request, samples: dict, table: Any,

@@ -28,8 +28,8 @@ def plot(result: Validation, path: str | Path) -> Path:
     figure, (over_time, at_T, regret) = plt.subplots(1, 3, figsize=(15, 4.3))
     points = result.curves["pull_checkpoints"]
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    arm = "base arm" if result.super_arm_size else "arm"     # a matroid ALGO plays bases
-    for a in range(result.K):
+    arm = "base arm" if result.setup.super_arm_size else "arm"     # a matroid ALGO plays bases
+    for a in range(result.setup.K):
         colour = colours[a % len(colours)]
         over_time.plot(points, result.curves["pulls"]["candidate"][:, a], color=colour,
                        label=f"{arm} {a}")
@@ -40,13 +40,13 @@ def plot(result: Validation, path: str | Path) -> Path:
     over_time.legend(fontsize=8)
 
     regret_points = result.curves["regret_checkpoints"]
-    x = np.arange(result.K)
+    x = np.arange(result.setup.K)
     final = result.curves["pulls"]
     for offset, name in ((-0.2, "candidate"), (0.2, "reference")):
         at_T.bar(x + offset, final[name][-1], width=0.4, label=name)
     at_T.set_xticks(x)
     at_T.set_xlabel(arm)
-    at_T.set_ylabel(f"mean pulls by T = {result.T}")
+    at_T.set_ylabel(f"mean pulls by T = {result.setup.T}")
     at_T.legend(fontsize=8)
 
     for name in ("candidate", "reference"):
@@ -73,7 +73,8 @@ def plot(result: Validation, path: str | Path) -> Path:
     detail = "; ".join(f"{kind} {facts['rejected']}/{facts['comparisons']} rejected"
                        + (f" from round {facts['departure']}" if facts["departure"] else "")
                        for kind, facts in evidence.items())
-    figure.suptitle(f"{result.candidate} vs {result.algorithm}: {result.behaviour} ({detail}); "
+    setup = result.setup
+    figure.suptitle(f"{setup.candidate} vs {setup.algorithm}: {result.behaviour} ({detail}); "
                     f"privacy: {result.privacy}; regret: {result.regret}\n"
                     f"panels: outcomes on fresh tables (path comparisons are on the fixed table)",
                     fontsize=9)

@@ -6,8 +6,8 @@
 result or into the summary.
 
 * :class:`Setup`: the checked request and the candidate's name, the problem's size and means
-  (:mod:`~dpbandits.validate.loading`); the summary holds it and reads its fields under their
-  own names;
+  (:mod:`~dpbandits.validate.loading`); the summary holds it (``result.setup.T``) and does
+  not restate its fields;
 * :class:`Behaviour`: the corrected comparisons of both samples (:mod:`~dpbandits.validate.arms`
   or :mod:`~dpbandits.validate.bases`, :mod:`~dpbandits.validate.correction`);
 * :class:`Difference`: the exact first action difference on the fixed table, and whether any

@@ -31,18 +31,6 @@ COULD_NOT_TEST = "could not test"
 reference's actions do not depend on the rewards at this horizon (exit status 3)."""
 
 
-class _FromSetup:
-    """A field of the summary's :class:`~dpbandits.validate.stages.Setup`, read-only under its
-    own name: ``result.T`` is ``result.setup.T`` (the summary does not restate the setup)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-        self.__doc__ = f"The setup's ``{name}`` (:class:`~dpbandits.validate.stages.Setup`)."
-
-    def __get__(self, summary: Any, owner: type | None = None) -> Any:
-        return self if summary is None else getattr(summary.setup, self.name)
-
-
 @dataclass(frozen=True, kw_only=True)
 class Validation:
     """The answer of :func:`validate`: behaviour, privacy and regret, with everything behind them.
@@ -50,8 +38,8 @@ class Validation:
     Built once, from the stages' results (:meth:`of_stages`), and not changed after."""
 
     setup: Setup
-    """The request as checked, the candidate's label and the problem's size and means; each of
-    its fields reads as the summary's own (``result.T`` is ``result.setup.T``)."""
+    """The request as checked, the candidate's label and the problem's size and means
+    (``result.setup.T``); the summary does not restate them."""
     comparisons: list[Comparison]
     audit: Any = None
     """The :class:`~dpbandits.audit.result.AuditResult`, or None (see ``privacy_note``)."""
@@ -73,22 +61,6 @@ class Validation:
     """A differing candidate against the reference under each documented alternative."""
     power_checks: list[dict[str, Any]] = field(default_factory=list)
     """A conforming candidate: the reference's planted variants, detected at this size or not."""
-
-    # The setup's fields under their own names, read-only (the setup is not restated here).
-    algorithm = _FromSetup()
-    variant = _FromSetup()
-    epsilon = _FromSetup()
-    candidate = _FromSetup()
-    K = _FromSetup()
-    T = _FromSetup()
-    runs = _FromSetup()
-    seed = _FromSetup()
-    alpha = _FromSetup()
-    power = _FromSetup()
-    means = _FromSetup()
-    matroid = _FromSetup()
-    super_arm_size = _FromSetup()
-    filled_note = _FromSetup()
 
     @classmethod
     def of_stages(cls, setup: Setup, behaviour: Any, difference: Any, alternatives: Any,
@@ -127,14 +99,15 @@ class Validation:
     @property
     def power_error_rate(self) -> str:
         """How often a 'told apart' of the planted variants can be wrong (empty without them)."""
+        setup = self.setup
         count = len(self.power_checks)
         if not count:
             return ""
         return (f"each 'told apart' is one set of comparisons at family-wise level alpha = "
-                f"{self.alpha:g}: a planted variant with the reference's own law is reported "
-                f"told apart with probability at most {self.alpha:g} at each size tried, and "
-                f"some of the {count} with probability at most {count} x {self.alpha:g} = "
-                f"{min(1.0, count * self.alpha):.3g} at this size (Bonferroni; not corrected)")
+                f"{setup.alpha:g}: a planted variant with the reference's own law is reported "
+                f"told apart with probability at most {setup.alpha:g} at each size tried, and "
+                f"some of the {count} with probability at most {count} x {setup.alpha:g} = "
+                f"{min(1.0, count * setup.alpha):.3g} at this size (Bonferroni; not corrected)")
 
     @property
     def rejected(self) -> list[Comparison]:
@@ -174,7 +147,7 @@ class Validation:
         """``consistent``, ``violation``, ``could not test``, ``not audited`` or ``not applicable``
         (ALGO makes no privacy claim)."""
         if self.audit is None:
-            return "not applicable" if self.epsilon is None else "not audited"
+            return "not applicable" if self.setup.epsilon is None else "not audited"
         from ..audit.against import could_not_test
 
         if self.audit.verdict != "violation" and could_not_test(self.audit) is not None:
@@ -234,23 +207,24 @@ class Validation:
 
     def summary(self, shown: int = 5) -> str:
         """A readable report: the three verdicts and the comparisons closest to rejection."""
-        variant = f" [{self.variant}]" if self.variant else ""
-        eps = f" at epsilon = {self.epsilon:g}" if self.epsilon is not None else ""
+        setup = self.setup
+        variant = f" [{setup.variant}]" if setup.variant else ""
+        eps = f" at epsilon = {setup.epsilon:g}" if setup.epsilon is not None else ""
         m = len(self.comparisons)
-        lines = [f"{self.candidate} against {self.algorithm}{variant}{eps}",
-                 f"  means = {[round(x, 4) for x in self.means]}, T = {self.T}, {self.runs} runs per "
-                 f"sample (fixed table and fresh tables), seed = {self.seed}"]
-        if self.filled_note:
-            lines.append(f"  {self.filled_note}")
-        if self.super_arm_size:
-            lines.append(f"  semi-bandit: every round a super arm, a basis of {self.matroid} "
-                         f"(k = {self.super_arm_size} of L = {self.K} base arms); the pulls of a "
+        lines = [f"{setup.candidate} against {setup.algorithm}{variant}{eps}",
+                 f"  means = {[round(x, 4) for x in setup.means]}, T = {setup.T}, {setup.runs} "
+                 f"runs per sample (fixed table and fresh tables), seed = {setup.seed}"]
+        if setup.filled_note:
+            lines.append(f"  {setup.filled_note}")
+        if setup.super_arm_size:
+            lines.append(f"  semi-bandit: every round a super arm, a basis of {setup.matroid} "
+                         f"(k = {setup.super_arm_size} of L = {setup.K} base arms); the pulls of a "
                          f"base arm count the rounds whose super arm held it")
         lines += ["",
                  f"behaviour: {self.behaviour.upper()} ({m} comparisons, Holm at family-wise level "
-                 f"{self.alpha:g}; detectable effects at {100 * self.power:g}% power, level alpha/m)"]
+                 f"{setup.alpha:g}; detectable effects at {100 * setup.power:g}% power, level alpha/m)"]
         for kind, facts in self.evidence().items():
-            played = "super arm" if self.super_arm_size else "arm"
+            played = "super arm" if setup.super_arm_size else "arm"
             what = (f"path comparisons (the fixed table; the {played} played in given rounds)"
                     if kind == "path"
                     else "outcome comparisons (fresh tables: pull counts and regret from T/8 on)")
@@ -365,16 +339,18 @@ class Validation:
         return out[:lines]
 
     def to_dict(self) -> dict[str, Any]:
+        setup = self.setup
         first = self.first_difference
         regret = self.curves.get("regret", {})
         curves = {"checkpoints": np.asarray(self.curves.get("regret_checkpoints", [])).tolist(),
                   **{name: {"mean": values.mean(axis=0).tolist(),
                             "std": values.std(axis=0, ddof=1).tolist()}
                      for name, values in regret.items()}}
-        return {"algorithm": self.algorithm, "variant": self.variant, "epsilon": self.epsilon,
-                "candidate": self.candidate, "K": self.K, "T": self.T, "runs": self.runs,
-                "matroid": self.matroid or None, "super_arm_size": self.super_arm_size or None,
-                "seed": self.seed, "means": self.means, "alpha": self.alpha, "power": self.power,
+        return {"algorithm": setup.algorithm, "variant": setup.variant,
+                "epsilon": setup.epsilon, "candidate": setup.candidate, "K": setup.K,
+                "T": setup.T, "runs": setup.runs, "matroid": setup.matroid or None,
+                "super_arm_size": setup.super_arm_size or None, "seed": setup.seed,
+                "means": setup.means, "alpha": setup.alpha, "power": setup.power,
                 "correction": f"Holm over {len(self.comparisons)} comparisons",
                 "behaviour": self.behaviour,
                 "first_difference": None if first is None else first.to_dict(),
@@ -386,7 +362,7 @@ class Validation:
                                   "level alpha)",
                 "first_action_difference": self.first_action_difference or None,
                 "untestable": self.untestable,
-                "filled": self.filled_note or None,
+                "filled": setup.filled_note or None,
                 "alternatives": self.alternatives,
                 "power_checks": self.power_checks,
                 "power_error_rate": self.power_error_rate or None,

@@ -174,17 +174,7 @@ class AdaPKLUCB(PolicyBase):
                  init_episode_size: float = 1.0) -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          tie_break=tie_break)
-        try:
-            alpha = float(alpha)
-        except (TypeError, ValueError):
-            raise DPBanditsError(f"alpha must be a number > 3, got {alpha!r}") from None
-        if not (math.isfinite(alpha) and alpha > 3.0):
-            raise DPBanditsError(f"alpha must be a finite number > 3 (l.1), got {alpha!r}")
-        if index not in INDEXES:
-            raise DPBanditsError(f"index must be one of {INDEXES}, got {index!r}")
-        if isinstance(init_episode_size, bool) or init_episode_size not in INIT_EPISODE_SIZES:
-            raise DPBanditsError(f"init_episode_size must be 1 or 0.5, got {init_episode_size!r}")
-        self.alpha = alpha                    # alpha: the exploration parameter (l.1, > 3)
+        self.alpha = float(alpha)             # alpha: the exploration parameter (l.1, > 3)
         self.index_kind = index
         self.init_episode_size = float(init_episode_size)
         shape = (self.runs, self.K)

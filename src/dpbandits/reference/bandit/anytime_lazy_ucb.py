@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from ..declarations import LazyEpoch
-from ..mechanisms import release_epoch
+from ..mechanisms import lazy_epoch_state, release_epoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
@@ -78,14 +78,9 @@ class AnytimeLazyUCB(PolicyBase):
     def __init__(self, K: int, *, epsilon: float, runs: int = 1, rng, variant: str | None = None,
                  tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant, tie_break=tie_break)
-        shape = (self.runs, self.K)
-        self.O = np.ones(shape)              # O_j: size of the last processed epoch
-        self.inv_O = np.ones(shape)          # 1 / O_j and sqrt(1 / O_j), kept for the index
-        self.sqrt_inv_O = np.ones(shape)
-        self.r = np.zeros(shape, np.int64)   # r_j: index of the last processed epoch
-        self.mu_tilde = np.zeros(shape)      # mu~_j: private mean of that epoch
-        self.N = np.zeros(shape, np.int64)   # N_j: pulls in the current, unprocessed epoch
-        self.Phi = np.zeros(shape)           # Phi_j: reward sum of the current epoch
+        lazy_epoch_state(self, (self.runs, self.K))     # O_j, r_j, mu~_j, N_j, Phi_j   [l.1]
+        self.inv_O = np.ones_like(self.O)    # 1 / O_j and sqrt(1 / O_j), kept for the index
+        self.sqrt_inv_O = np.ones_like(self.O)
 
     @property
     def claim(self) -> PrivacyClaim:

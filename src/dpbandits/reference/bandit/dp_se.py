@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DPBanditsError, check_positive_int, check_probability
+from ...errors import DPBanditsError, check_positive_int
 from ..declarations import Declined, FirstElimination, TraceSetting
 from ..mechanisms import release_epoch
 from ..noise import decision
@@ -180,12 +180,7 @@ class DPSE(PolicyBase):
             raise DPBanditsError("DP-SE needs its horizon: T is required")
         self.T = check_positive_int(T, "T")      # T: the horizon (l.1)
         # beta: the confidence of l.5 and l.8, 1/T unless given (deviation 4)
-        self.beta = 1.0 / self.T if beta is None else check_probability(beta, "beta",
-                                                                         open_right=False)
-        if rounding not in ROUNDINGS:
-            raise DPBanditsError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
-        if order not in ORDERS:
-            raise DPBanditsError(f"order must be one of {ORDERS}, got {order!r}")
+        self.beta = 1.0 / self.T if beta is None else float(beta)
         self.rounding = rounding
         self.order = order
         shape = (self.runs, self.K)

@@ -47,9 +47,8 @@ import math
 
 import numpy as np
 
-from ...errors import DPBanditsError
 from ..declarations import LazyEpoch
-from ..mechanisms import release_epoch
+from ..mechanisms import lazy_epoch_state, release_epoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim
@@ -101,17 +100,9 @@ class LazyDPTS(PolicyBase):
                  tie_break: str = "first", log_base: str | int = "e") -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          tie_break=tie_break)
-        if not (isinstance(log_base, (str, int, float, np.integer, np.floating))
-                and not isinstance(log_base, bool) and log_base in LOG_BASES):
-            raise DPBanditsError(f"log_base must be 'e' or 2, got {log_base!r}")
         self.log_base = "e" if log_base == "e" else 2
         self._log = math.log if self.log_base == "e" else math.log2
-        shape = (self.runs, self.K)
-        self.O = np.ones(shape)              # O_j: size of the last processed epoch (l.2, l.8)
-        self.r = np.zeros(shape, np.int64)   # r_j: index of the last processed epoch
-        self.mu_tilde = np.zeros(shape)      # mu~_j: private mean of that epoch
-        self.N = np.zeros(shape, np.int64)   # N_j: pulls in the current, unprocessed epoch
-        self.Phi = np.zeros(shape)           # Phi_j: reward sum of the current epoch
+        lazy_epoch_state(self, (self.runs, self.K))  # O_j, r_j, mu~_j, N_j, Phi_j  [Alg.3 l.2, l.8]
 
     @property
     def claim(self) -> PrivacyClaim:

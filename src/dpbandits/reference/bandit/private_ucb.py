@@ -130,10 +130,6 @@ class PrivateUCB(PolicyBase):
                          tie_break=tie_break)
         # T: the horizon (Alg. 1 input), checked unless registry.check_arguments did
         self.T = T if self._arguments_checked else check_positive_int(T, "T")
-        if gamma_rule not in GAMMA_RULES:
-            raise DPBanditsError(f"gamma_rule must be one of {GAMMA_RULES}, got {gamma_rule!r}")
-        if depth_log not in DEPTH_LOGS:
-            raise DPBanditsError(f"depth_log must be one of {DEPTH_LOGS}, got {depth_log!r}")
         self.gamma_rule = gamma_rule
         self.depth_log = depth_log
         self.epsilon0 = self.epsilon / self.K                                  # [Alg.1 l.2]

@@ -32,7 +32,6 @@ import math
 
 import numpy as np
 
-from ...errors import DPBanditsError
 from ..policy import PolicyBase
 from ..privacy import PrivacyClaim
 from ..domains import OneOf
@@ -66,11 +65,7 @@ class UCB1(PolicyBase):
                  tie_break: str = "first", initial_order: str = "first",
                  log_round: str = "t") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)
-        if initial_order not in INITIAL_ORDERS:
-            raise DPBanditsError(f"initial_order must be one of {INITIAL_ORDERS}, got {initial_order!r}")
         self.initial_order = initial_order
-        if log_round not in LOG_ROUNDS:
-            raise DPBanditsError(f"log_round must be one of {LOG_ROUNDS}, got {log_round!r}")
         self.log_round = log_round
         self.s = np.zeros((self.runs, self.K))  # s_a: reward sum of arm a
         self.n = np.zeros((self.runs, self.K))  # n_a: pulls of arm a before round t

@@ -29,7 +29,6 @@ import math
 
 import numpy as np
 
-from ...errors import DPBanditsError, check_real
 from ...limits import MAX_HORIZON
 from ..policy import PolicyBase
 from ..privacy import PrivacyClaim
@@ -60,16 +59,6 @@ class Hedge(PolicyBase):
     def __init__(self, K: int, *, runs: int = 1, rng, variant: str | None = None,
                  eta: float | None = None, tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, tie_break=tie_break)
-        if eta is not None:
-            check_real(eta, "eta", f"a number in (0, {MAX_ETA:g}]")
-            try:
-                rate = float(eta)
-            except (TypeError, ValueError):
-                rate = math.nan
-            if not 0 < rate <= MAX_ETA:
-                raise DPBanditsError(f"eta must be a learning rate in (0, {MAX_ETA:g}] (beyond it "
-                                     f"eta x S_j overflows at horizons up to {MAX_HORIZON:.0e}), "
-                                     f"got {eta!r}")
         self.eta = None if eta is None else float(eta)
         self.S = np.zeros((self.runs, self.K))   # S_j: cumulative reward of action j
 

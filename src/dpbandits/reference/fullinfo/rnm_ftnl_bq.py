@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DPBanditsError
 from ..declarations import KnownPairs, TablePair
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
@@ -111,10 +110,6 @@ class RNMFTNLBQ(PolicyBase):
                  B: int = 1, Q: str = "exponential", tie_break: str = "first") -> None:
         super().__init__(K, runs=runs, rng=rng, epsilon=epsilon, variant=variant,
                          tie_break=tie_break)
-        if B not in (0, 1):
-            raise DPBanditsError(f"B must be 0 (no resampling) or 1 (Bernoulli resampling), got {B!r}")
-        if Q not in NOISES:
-            raise DPBanditsError(f"unknown noise Q = {Q!r}; choose one of {list(NOISES)}")
         self.B, self.Q = int(B), Q
         self.noise_scale = SCALE_MULTIPLIERS[self.variant][Q] / self.epsilon
         self.S = np.zeros((self.runs, self.K))                  # S_r: epoch reward sums (l.14)

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DPBanditsError
 from ..privacy import PrivacyClaim, Variant
 from .common import MatroidPolicy
 from .matroids import Matroid
@@ -70,8 +69,6 @@ class CTS(MatroidPolicy):
                  form: str = "round0") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, matroid=matroid,
                          tie_break=tie_break)
-        if form not in FORMS:
-            raise DPBanditsError(f"form must be one of {FORMS}, got {form!r}")
         self.form = form
         self.observes_round_zero = form != "agrawal-goyal"
         shape = (self.runs, self.L)

@@ -34,7 +34,6 @@ import math
 
 import numpy as np
 
-from ...errors import DPBanditsError
 from ..privacy import PrivacyClaim, Variant
 from ..domains import Interval
 from .common import MatroidPolicy
@@ -64,14 +63,7 @@ class OMM(MatroidPolicy):
                  log_round: str = "t") -> None:
         super().__init__(K, runs=runs, rng=rng, variant=variant, matroid=matroid,
                          tie_break=tie_break)
-        try:
-            self.alpha = float(alpha)
-        except (TypeError, ValueError):
-            raise DPBanditsError(f"alpha must be a finite number > 0, got {alpha!r}") from None
-        if not (math.isfinite(self.alpha) and self.alpha > 0):
-            raise DPBanditsError(f"alpha must be a finite number > 0, got {alpha!r}")
-        if log_round not in LOG_ROUNDS:
-            raise DPBanditsError(f"log_round must be one of {LOG_ROUNDS}, got {log_round!r}")
+        self.alpha = float(alpha)
         self.log_round = log_round
         shape = (self.runs, self.L)
         self.S = np.zeros(shape)   # S_e: sum of all observations of e (round 0 included)
