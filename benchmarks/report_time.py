@@ -81,15 +81,41 @@ def timed(src: Path, argv: list[str], cwd: Path) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def one_report(src: Path, out: Path, budget: str, workers: int) -> dict[str, tuple[float, float]]:
-    """Part -> (wall, CPU) of one report into ``out``, with "pages" (the whole command reusing
-    the parts) and "total"."""
+def one_report(src: Path, out: Path, budget: str, workers: int) -> dict:
+    """Part -> (wall, CPU) of one report into ``out``, run as the README's one command, with
+    "total" (the command as a whole, measured here), "main" (the report process's own CPU) and,
+    when the package records them (``DIR/timing.json``), "projected" (wall seconds on 2 idle
+    cores, an estimate: see :func:`projected`). A package that records no timing (an older
+    baseline) gives each part's wall seconds from its part file and no CPU."""
     common = ["report", "--workers", str(workers), "--budget", budget, "--out", str(out),
               "--no-progress"]
-    figures = {part: timed(src, common + ["--part", part], out.parent) for part in PARTS}
-    figures["pages"] = timed(src, common, out.parent)
-    figures["total"] = (sum(w for w, _ in figures.values()), sum(c for _, c in figures.values()))
+    total = timed(src, common, out.parent)
+    path = out / "timing.json"
+    figures: dict = {}
+    if path.exists():
+        timing = json.loads(path.read_text())
+        for part in ("kernels", *PARTS):
+            if part in timing:
+                figures[part] = (timing[part].get("wall", float("nan")), timing[part]["cpu"])
+        figures["main"] = (timing["total"]["wall"], timing["total"]["main"])
+        figures["projected"] = (projected(timing, total[1], workers), float("nan"))
+    else:
+        for part in PARTS:
+            data = json.loads((out / "parts" / f"{part}.json").read_text())
+            figures[part] = (data["seconds"], float("nan"))
+    figures["total"] = total
     return figures
+
+
+def projected(timing: dict, cpu: float, workers: int) -> float:
+    """Wall seconds the report would take on ``workers`` idle cores (an estimate): the larger of
+    all its CPU seconds over the cores (every core busy to the end) and the replay of its worker
+    tasks, in the order they started, each taking the CPU seconds it took here, each on the
+    first core free (the schedule's own tail: the longest tasks that start last)."""
+    free = [0.0] * workers
+    for _, seconds in timing.get("tasks", []):
+        free[free.index(min(free))] += seconds
+    return max(cpu / workers, max(free))
 
 
 def verdicts(out: Path) -> dict[str, dict]:
@@ -128,8 +154,10 @@ def main() -> None:
     print("|---|---|---|---|---:|---:|---:|")
     for name, kind, before, after, figures in rows:
         for part, (wall, cpu) in figures.items():
-            print(f"| {name} | {kind} | {before:.1f}/{after:.1f} | {part} | {wall:.1f} | "
-                  f"{cpu:.1f} | {100 * cpu / wall:.0f}% |")
+            use = f"{100 * cpu / wall:.0f}%" if cpu == cpu and wall == wall and wall else "-"
+            shown = [f"{x:.1f}" if x == x else "-" for x in (wall, cpu)]
+            print(f"| {name} | {kind} | {before:.1f}/{after:.1f} | {part} | {shown[0]} | "
+                  f"{shown[1]} | {use} |")
     if not same:
         for part in PARTS:
             shown = {name: found[name][part] for name in found}
