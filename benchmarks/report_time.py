@@ -129,12 +129,15 @@ def main() -> None:
     add_baseline(parser)
     parser.add_argument("--budget", default="default")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--keep", default=None, metavar="DIR",
+                        help="keep the reports in DIR (default: a temporary folder, removed)")
     parser.add_argument("--only", choices=("cold", "warm"), default=None,
                         help="run only the cold report (or the cold one untimed, then the warm)")
     args = parser.parse_args()
     sources = baseline_sources(parser, args.baseline_src)
     rows, found = [], {}
     with tempfile.TemporaryDirectory() as folder:
+        folder = args.keep or folder
         for name, src in sources.items():
             copy = Path(folder) / name.replace(" ", "-") / "src"
             shutil.copytree(src, copy, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
