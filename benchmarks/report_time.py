@@ -8,13 +8,17 @@ Each package (this one, the ``src`` beside this script, and with ``--baseline-sr
 one: ``git archive COMMIT src | tar -x -C DIR``, then ``--baseline-src DIR/src``) is copied
 without its caches into a fresh folder, as a fresh clone would be: no kernel is compiled, no
 ``list`` bound is kept. The report then runs twice on that copy: cold (every kernel compiles) and
-warm (the kernels cached by the cold run), each in a fresh output folder. A run is the report's
-parts one after another, each a process of its own (``dpbandits report --part NAME``), then the
-whole command, which reuses the finished parts and writes the pages: so each part's wall and CPU
-seconds (user + system of the process and its workers) are its own. It prints per part and in
-total the wall seconds, the CPU seconds and the CPU use (CPU / wall; 200% is both cores busy
-throughout), the load average before and after each run, and whether the verdicts of the parts
-(their summaries) are those of the baseline.
+warm (the kernels cached by the cold run), each in a fresh output folder. A run is the README's
+one command, ``dpbandits report --workers 2`` (its parts are built side by side on one pool of
+workers, so a part's time can only be read from inside): the command's own wall and CPU seconds
+(user + system of the process and its workers) are measured here, and each part's (wall
+seconds; CPU seconds of its thread in the report process and of its tasks in the workers) read
+from the report's ``timing.json``, with "kernels" (compiling the cold kernels on the workers) and
+"main" (the report process's own CPU seconds, all its threads). It prints these, the CPU use
+(CPU / wall; 200% is both cores busy throughout), the load average before and after each run,
+a projected wall time on idle cores (:func:`projected`, an estimate) and whether the verdicts
+of the parts (their summaries) are those of the baseline. A baseline that records no timing
+shows its parts' wall seconds only.
 
 Targets (the README's promise): cold at most 5 minutes of wall time on 2 idle cores, kernels
 compiling included, warm under 4 minutes.

@@ -145,11 +145,11 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int =
         reports = dict(zip((job[0] for job in jobs), _each(_check_job, jobs, workers)))
     else:
         reports = {}
-        for i, job in enumerate(jobs):
-            say(f"bounds [{i + 1}/{len(jobs)}] {job[0]} at T = {job[2]}")
-            reports[job[0]] = check_algorithm(*job[:2], horizon=job[2], runs=runs, seed=seed,
-                                              client=client, workers=workers,
-                                              backend=backend)[0]
+        for i, (name, setting) in enumerate(settings.items()):
+            say(f"bounds [{i + 1}/{len(settings)}] {name} at T = {horizons[name]}")
+            reports[name] = check_algorithm(name, setting=setting, horizon=horizons[name],
+                                            runs=runs, seed=seed, client=client,
+                                            workers=workers, backend=backend)[0]
     for name in settings:
         report = reports[name]
         image = out / f"bounds-{name}.png"
