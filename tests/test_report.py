@@ -181,3 +181,19 @@ def test_the_html_report_renders_in_headless_chromium(finished, tmp_path):
     assert taken.returncode == 0 and shot.is_file(), taken.stderr[-2000:]
     pixels = imread(shot)
     assert pixels.shape[1] == 1280 and float(pixels[..., :3].std()) > 0.05   # not a blank page
+
+
+@pytest.mark.exact
+def test_parts_side_by_side_on_shared_workers_equal_the_parts_one_after_another(finished, tmp_path):
+    """--workers 2 builds the parts at the same time on one pool (the bounds part's checks as
+    tasks there): the same parts as one worker, and the timing of each task recorded."""
+    out, _, _ = finished
+    report(tmp_path, budget="tiny", parts=("algorithms", "bounds"), workers=2)
+    for part in ("algorithms", "bounds"):
+        alone, shared = (json.loads((folder / "parts" / f"{part}.json").read_text())
+                         for folder in (out, tmp_path))
+        assert {k: v for k, v in alone.items() if k != "seconds"} == \
+            {k: v for k, v in shared.items() if k != "seconds"}
+    timing = json.loads((tmp_path / "timing.json").read_text())
+    assert {name for name, _ in timing["tasks"]} >= {"bounds"}
+    assert timing["bounds"]["cpu"] >= timing["bounds"]["thread"] >= 0

@@ -124,14 +124,26 @@ def audit_algorithm(name: str, *, epsilon: float = 1.0, variant: str | None = No
 
 
 def controls(epsilon: float = 1.0, *, samples: int = 50_000, alpha: float = 0.05,
-             seed: int = 0) -> list[AuditResult]:
-    """The audit's own controls: toy mechanisms with known loss, and the hybrid counter white-box."""
-    results = [audit(ToyThreshold(v, epsilon), samples=samples, alpha=alpha, seed=seed, T=6)
-               for v in TOY_VARIANTS]
-    for split in ("paper", "chan"):
-        results.append(audit(CounterMechanism("hybrid", epsilon, split), stream_pairs(8),
-                             samples=samples, alpha=alpha, seed=seed))
-    return results
+             seed: int = 0, workers: int = 1) -> list[AuditResult]:
+    """The audit's own controls: toy mechanisms with known loss, and the hybrid counter white-box
+    (side by side on ``workers`` local processes; each result is the same wherever it runs)."""
+    jobs = [(i, epsilon, samples, alpha, seed) for i in range(len(TOY_VARIANTS) + 2)]
+    if workers == 1:
+        return [_control(*job) for job in jobs]
+    from ..pools import process_pool
+
+    with process_pool(min(workers, len(jobs))) as pool:
+        return list(pool.map(_control, *zip(*jobs)))
+
+
+def _control(i: int, epsilon: float, samples: int, alpha: float, seed: int) -> AuditResult:
+    """The ``i``-th control of :func:`controls`."""
+    if i < len(TOY_VARIANTS):
+        return audit(ToyThreshold(TOY_VARIANTS[i], epsilon), samples=samples, alpha=alpha,
+                     seed=seed, T=6)
+    split = ("paper", "chan")[i - len(TOY_VARIANTS)]
+    return audit(CounterMechanism("hybrid", epsilon, split), stream_pairs(8), samples=samples,
+                 alpha=alpha, seed=seed)
 
 
 AUDIT_PRESETS: Mapping[str, dict[str, Any]] = Declared("audit_preset", AuditPreset.settings)
@@ -198,7 +210,8 @@ def audit_all(epsilon: float = 1.0, *, samples: int = 20_000, alpha: float = 0.0
     if include_controls:
         if progress:
             progress("controls")
-        finished.extend(controls(epsilon, samples=samples, alpha=alpha, seed=seed))
+        finished.extend(controls(epsilon, samples=samples, alpha=alpha, seed=seed,
+                                 workers=workers if client is None else 1))
     return finished
 
 
@@ -324,16 +337,18 @@ def replace_rows(rows: list[dict], results: list[AuditResult], names: list[str])
     return ordered + [row for row in rows if algorithm_of_row(row) not in ALGORITHMS]
 
 
-def claims_table(results: list[AuditResult]) -> str:
+def claims_table(results: list[AuditResult], brackets: list[str] | None = None) -> str:
     """A Markdown table: mechanism, claim, lower bound, certificate, exact loss, verdict, and the
-    bracket [audit lower bound, exact value, traced upper bound] with the accountant's verdict."""
+    bracket [audit lower bound, exact value, traced upper bound] with the accountant's verdict
+    (``brackets``: each result's, when already computed elsewhere, e.g. in worker processes)."""
+    brackets = brackets if brackets is not None else [_bracket(r) for r in results]
     lines = ["| mechanism | claim | known status (see the errata) | eps lower bound (95%) | certificate | "
              "exact eps of the pair | verdict | bracket [lower, exact, traced upper] |",
              "|---|---|---|---|---|---|---|---|"]
-    for r in results:
+    for r, bracket in zip(results, brackets):
         claim = "-" if r.claimed_epsilon is None else f"{r.claimed_epsilon:g}-DP [{r.relation}]"
         status = STATUS_WORD.get(r.claim_status, r.claim_status) or "-"
         lines.append(f"| {r.mechanism} | {claim} | {status} | "
                      f"{_fmt(r.epsilon_lower_bound)} | {_fmt(r.certificate)} | "
-                     f"{_fmt(r.exact_epsilon)} | {r.verdict} | {_bracket(r)} |")
+                     f"{_fmt(r.exact_epsilon)} | {r.verdict} | {bracket} |")
     return "\n".join(lines)

@@ -12,6 +12,14 @@ interrupted report resumes where it stopped):
 4. ``reproduce``    the papers' experiments at the papers' sizes (``reproduce_size="full"``),
                     each claim a stated test with its verdict.
 
+With ``--workers N`` (N > 1, no cluster) the parts that run are built at the same time, each in
+a thread, their simulations on one pool of N processes that take the parts' tasks in turn (each
+part's largest first), the kernels not yet compiled first, each once; nothing of the results
+changes (every task is seeded by its own arguments). ``DIR/timing.json`` records each part's
+wall seconds and processor seconds (its thread and its tasks in the workers), the processor
+seconds of each task in the order the tasks started, and the report process's own processor
+seconds (``benchmarks/report_time.py`` reads it).
+
 ``DIR/index.md`` and ``DIR/index.html`` (plots inline) open with a summary: which privacy claims
 hold up to the audit's power and which are violated, which bounds are respected (at the band's
 confidence, on the simulated instance), which are inconclusive at this size, which of the

@@ -28,13 +28,15 @@ def _algorithms(out: Path, budget: dict, seed: int, client, say, workers: int = 
 def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 1,
                backend: str = "auto") -> Part:
     from ..audit import audit_all, claims_table
+    from ..audit.runner import _bracket
 
     samples = _preset_samples(budget)
     presets = {name: settings for name, (settings, _) in samples.items()}
     results = audit_all(1.0, samples=budget["audit_samples"], seed=seed, presets=presets,
                         client=client, workers=workers, resume=out / "audit-results",
                         progress=say, backend=backend)
-    table = claims_table(results)
+    # the accountant traces each bracket: in the workers, apart from the other parts' threads
+    table = claims_table(results, _each(_bracket, [(r,) for r in results], workers, client))
     data = [r.to_dict() for r in results]
     write_atomically(out / "audit-claims.json", json.dumps(data, indent=1))
     from ..reference.registry import ALGORITHMS
@@ -47,7 +49,9 @@ def _audit_part(out: Path, budget: dict, seed: int, client, say, workers: int = 
     controls = {r.mechanism: r.verdict for r in results if not registered(r)}
     false_missed = [r.mechanism for r in results
                     if registered(r) and r.claim_status == "false" and r.verdict != "violation"]
-    reasons = {m: _unrefuted_reason(m, budget["audit_samples"], seed) for m in false_missed}
+    reasons = dict(zip(false_missed, _each(_unrefuted_reason, [(m, budget["audit_samples"], seed)
+                                                               for m in false_missed],
+                                           workers, client)))
     own = ", ".join(f"{settings['samples']} for {name}'s {what}"
                     for name, (settings, what) in samples.items())
     text = (f"{budget['audit_samples']} test runs per side for each variant"
@@ -134,10 +138,20 @@ def _bounds_part(out: Path, budget: dict, seed: int, client, say, workers: int =
     horizons, planned = plan_horizons(informative, base, runs, seconds)
     sections, files, rows = [], [], []
     found: dict[str, list[str]] = {verdict: [] for verdict in BUCKETS}
-    for i, (name, setting) in enumerate(settings.items()):
-        say(f"bounds [{i + 1}/{len(settings)}] {name} at T = {horizons[name]}")
-        report, _ = check_algorithm(name, setting=setting, horizon=horizons[name], runs=runs,
-                                    seed=seed, client=client, workers=workers, backend=backend)
+    jobs = sorted(((name, setting, horizons[name], runs, seed, backend)
+                   for name, setting in settings.items()), key=lambda job: -job[2])
+    if client is None and workers > 1:
+        # each algorithm's runs fit in one block of the engine: whole checks side by side instead
+        reports = dict(zip((job[0] for job in jobs), _each(_check_job, jobs, workers)))
+    else:
+        reports = {}
+        for i, (name, setting) in enumerate(settings.items()):
+            say(f"bounds [{i + 1}/{len(settings)}] {name} at T = {horizons[name]}")
+            reports[name] = check_algorithm(name, setting=setting, horizon=horizons[name],
+                                            runs=runs, seed=seed, client=client,
+                                            workers=workers, backend=backend)[0]
+    for name in settings:
+        report = reports[name]
         image = out / f"bounds-{name}.png"
         if report.checks:
             plot(report, image)
@@ -214,6 +228,27 @@ def _reproduce_part(out: Path, budget: dict, seed: int, client, say, workers: in
                 else "Every experiment ran at the paper's size."))
     return Part("reproduce", intro + "\n\n" + "\n".join(lines),
                 {**buckets, "below_paper": below, "our_checks": ours}, files)
+
+
+def _each(function: Callable, jobs: list[tuple], workers: int, client=None) -> list:
+    """``[function(*job) for job in jobs]``, the jobs side by side on ``workers`` local
+    processes (the report's shared workers when it has them) unless there is a Dask ``client``
+    or a single worker; each result is the same wherever it is computed."""
+    if client is not None or workers == 1 or not jobs:
+        return [function(*job) for job in jobs]
+    from ..pools import process_pool
+
+    with process_pool(min(workers, len(jobs))) as pool:
+        return list(pool.map(function, *zip(*jobs)))
+
+
+def _check_job(name: str, setting: str, horizon: int, runs: int, seed: int, backend: str):
+    """One algorithm's regret check (:func:`~dpbandits.bounds.simulated.check_algorithm`) on
+    one core, in a worker process."""
+    from ..bounds.simulated import check_algorithm
+
+    return check_algorithm(name, setting=setting, horizon=horizon, runs=runs, seed=seed,
+                           backend=backend)[0]
 
 
 BUCKETS = {"respected": "respected", "inconclusive at this size": "inconclusive",

@@ -30,8 +30,10 @@ cells, about 70 CPU-seconds at the papers' sizes); without, such a verdict is in
 PARTS = ("algorithms", "audit", "bounds", "reproduce")
 
 DEFAULT_MINUTES = 5
-"""Wall-clock minutes of the default budget with ``--workers 2`` on the 2-core reference machine
-(measured: 3 min 46 s with --workers 2, every experiment at the paper's size)."""
+"""Wall-clock minutes of the default budget with ``--workers 2`` on the 2-core reference machine,
+as the README states it. Projected from the measured CPU seconds (``benchmarks/report_time.py``:
+630 cold, of which 42 compile the kernels, 589 warm, with both cores busy to the end): about
+5 min 15 s cold and 4 min 54 s warm on 2 idle cores (an estimate)."""
 
 
 @dataclass

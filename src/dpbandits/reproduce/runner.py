@@ -189,21 +189,8 @@ def reproduce_many(names: Sequence[str], out: str | Path, *, size: str = "defaul
                 missing[job.path] = job
                 owner[job.path] = e.name
     seconds = {e.name: 0.0 for e in experiments}
-    _run_jobs(sorted(missing.values(), key=lambda j: -j.cost), workers, client, say, owner, seconds)
-    judged = []
-    for e, setting, jobs in plans:
-        data = {}
-        for job in jobs:
-            cell = _load_cell(job.path, job.key)
-            if cell is None:
-                raise DPBanditsError(f"cell {job.path.name} was not written; run again to resume")
-            data[(job.line.label, job.epsilon)] = cell
-        judged.append(_judge(e, setting, data))
-    wanted, jobs, owner = _near(judged, seed, cell_dir, movielens, backend)
-    if not reseed:
-        _not_reseeded(judged, wanted)
-        wanted, jobs = [], {}
     results: dict[str, Reproduction] = {}
+    judged: list = [None] * len(plans)
 
     def write(k: int) -> None:
         (e, setting, _), (cells, verdicts, checks, _, _) = plans[k], judged[k]
@@ -212,10 +199,42 @@ def reproduce_many(names: Sequence[str], out: str | Path, *, size: str = "defaul
         results[e.name] = _write(e, cells, verdicts, checks, size, seed, setting, folder,
                                  seconds[e.name])
 
+    def ready(k: int) -> None:
+        """Experiment ``k``'s cells are all written: judge it now, while other cells simulate
+        (and without re-runs on other seeds, write its page now too)."""
+        e, setting, jobs = plans[k]
+        data = {}
+        for job in jobs:
+            cell = _load_cell(job.path, job.key)
+            if cell is None:
+                raise DPBanditsError(f"cell {job.path.name} was not written; run again to resume")
+            data[(job.line.label, job.epsilon)] = cell
+        judged[k] = _judge(e, setting, data)
+        if not reseed:
+            _not_reseeded([judged[k]], _near_claims([judged[k]], seed))
+            write(k)
+
+    remaining = {k: {job.path for job in jobs if job.path in missing}
+                 for k, (_, _, jobs) in enumerate(plans)}
+
+    def finished(job: _Job) -> None:
+        for k, paths in remaining.items():
+            if job.path in paths:
+                paths.discard(job.path)
+                if not paths:
+                    ready(k)
+
+    for k in [k for k, paths in remaining.items() if not paths]:
+        ready(k)
+    _run_jobs(sorted(missing.values(), key=lambda j: -j.cost), workers, client, say, owner, seconds,
+              finished=finished)
+    wanted, jobs, owner = _near(judged, seed, cell_dir, movielens, backend)
+    written = set(results)
     waiting = {k for k, _ in wanted}
     # the pages no re-run touches are written while the re-run cells simulate
     _run_jobs(sorted(jobs.values(), key=lambda j: -j.cost), workers, client, say, owner, seconds,
-              meanwhile=lambda: [write(k) for k in range(len(plans)) if k not in waiting])
+              meanwhile=lambda: [write(k) for k in range(len(plans))
+                                 if k not in waiting and plans[k][0].name not in written])
     _reseed(judged, wanted, cell_dir, movielens, backend)
     for k in sorted(waiting):
         write(k)
@@ -223,13 +242,16 @@ def reproduce_many(names: Sequence[str], out: str | Path, *, size: str = "defaul
 
 
 def _run_jobs(jobs: list[_Job], workers: int, client, say, owner: dict, seconds: dict,
-              meanwhile: Callable[[], Any] | None = None) -> None:
+              meanwhile: Callable[[], Any] | None = None,
+              finished: Callable[[_Job], Any] | None = None) -> None:
     """Simulate ``jobs`` (largest first); ``meanwhile`` runs in this process while the workers
-    simulate (or before, on one worker)."""
+    simulate (or before, on one worker); ``finished(job)`` runs here as each job ends."""
     def done(job: _Job, took: float, i: int) -> None:
         seconds[owner[job.path]] += took
         say(f"[{i}/{len(jobs)}] {owner[job.path]}: {job.line.label}, epsilon = {job.epsilon:g} "
             f"(T = {job.key['T']}, {job.key['runs']} runs) in {took:.1f} s")
+        if finished is not None:
+            finished(job)
 
     if workers == 1 or client is not None or len(jobs) <= 1:
         if meanwhile is not None:
@@ -278,8 +300,7 @@ def _near(judged: list, seed: int, cell_dir: Path, movielens, backend: str):
     on the other seeds of :data:`~dpbandits.reproduce.claims.SEEDS` needs (only the cells each
     claim reads; shared between claims and pages; none when the run's own seed is not the first
     of them, for another seed is itself one of the replicates)."""
-    wanted = [(k, i) for k, (_, verdicts, _, _, _) in enumerate(judged) for i, v in enumerate(verdicts)
-              if seed == SEEDS[0] and v.verdict in NEAR and v.flip is not None and v.flip.near()]
+    wanted = _near_claims(judged, seed)
     jobs, owner = {}, {}
     for k, i in wanted:
         for s in SEEDS[1:]:
@@ -288,6 +309,12 @@ def _near(judged: list, seed: int, cell_dir: Path, movielens, backend: str):
                     jobs[job.path] = job
                     owner[job.path] = judged[k][0].experiment.name
     return wanted, jobs, owner
+
+
+def _near_claims(judged: list, seed: int) -> list[tuple[int, int]]:
+    """The decided claims of ``judged`` near their flip point: (page, claim) pairs."""
+    return [(k, i) for k, (_, verdicts, _, _, _) in enumerate(judged) for i, v in enumerate(verdicts)
+            if seed == SEEDS[0] and v.verdict in NEAR and v.flip is not None and v.flip.near()]
 
 
 def _seed_jobs(page: tuple, i: int, s: int, cell_dir: Path, movielens, backend: str) -> list[_Job]:
