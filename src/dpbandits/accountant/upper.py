@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..errors import DPBanditsError
+from ..limits import check_arms, check_epsilon_range, check_horizon
 from ..reference.privacy import PrivacyClaim
 from ..reference.registry import canonical, get, make
 from . import coverage
@@ -94,6 +95,7 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
     T = preset.pop("T", TRACE_T) if T is None else T
     preset.pop("K", None)
     preset.pop("T", None)
+    epsilon, K, T = check_size(name, epsilon=epsilon, K=K, T=T)
     params = {**preset, **params}
     if delta is None:
         claim = _claim(name, epsilon, variant, K, T, params)
@@ -119,6 +121,13 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
     if unused:
         out = replace(out, findings=(unused,) + tuple(out.findings)[:7])
     return out
+
+
+def check_size(name: str, *, epsilon: Any, K: Any, T: Any) -> tuple[float, int, int]:
+    """epsilon, K and T checked once, at the accountant's door: a one-line
+    :class:`~dpbandits.errors.DPBanditsError` naming the argument and its range."""
+    return (check_epsilon_range(epsilon, algorithm=name), check_arms(K, "K"),
+            check_horizon(T, "T"))
 
 
 def _traced(name: str, *, delta: float, seeds: Iterable[int], params: dict[str, Any],
