@@ -449,8 +449,19 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
         starts = smalls[0].starts
     at_size = sized.symbolic_run(name, K=K, T=T, sequences=sized.size_sequences(K, T, starts),
                                  derive=True, covered=covered, **common)
+    findings, reasons, underived = _size_checks(at_size, smalls, K, T, cls, covered)
+    return _stated(at_size, smalls, K, T, cls, findings, reasons, underived,
+                   None if own is not None else starts[0])
+
+
+def _size_checks(at_size: Any, smalls: list[_Small], K: int, T: int, cls: type,
+                 covered: coverage.Coverage | None) -> tuple[list[str], list[str], list[str]]:
+    """What stops a proof at size T: (findings that make the bound an estimate, the reasons its
+    status names, what the dependence analysis did not derive)."""
+    from . import size as sized
+
     form, why = sized.lemma(at_size)
-    eps, (row, _) = sized.bound(at_size)
+    eps = sized.bound(at_size)[0]
     findings = at_size.problems()
     reasons = [f"the checks of the code at T = {T} found {len(findings)} "
                f"problem{'s' if len(findings) != 1 else ''}"] if findings else []
@@ -462,8 +473,12 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
             findings += [f"at {at}: {w}" for w in why_small]
             reasons.append(f"the per-arm schedule fails at {at}")
         if form is None or form != form_small:
-            findings += [f"at T = {T}: {w}" for w in why]
-            reasons.append(f"the per-arm schedule fails at T = {T}")
+            fails = ([f"at T = {T}: {w}" for w in why] or
+                     [f"at T = {T}: the per-arm schedule holds in the {form} form, at {at} in "
+                      f"the {form_small} form"])
+            findings += [f for f in fails if f not in findings]
+            reason = f"the per-arm schedule fails at T = {T}"
+            reasons += [] if reason in reasons else [reason]
         accounting = small.accounting
         if not accounting.proof or UNIT_TABLES not in accounting.tables \
                 or "every noise draw" not in accounting.tables:
@@ -472,30 +487,38 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
             reasons.insert(0, f"the enumeration at {at} is not a proof over [0, 1] tables and "
                               f"every noise draw")
             findings += [f"at {at}: {f}" for f in accounting.findings]
-        findings += _below_small(eps, small, K, T, cls)
+        below = _below_small(eps, small, K, T, cls)
+        findings += below
+        reasons[:0] = ["the bound is below a small size's"] if below else []
         underived += ([f"at {at}: branch never ran in the dependence analysis: {g}"
                        for g in small.covered.gaps()]
                       + [f"at {at}: {f}" for f in small.run.locality or []])
     underived += [f"at T = {T}: {f}" for f in at_size.locality or []]
+    underived += [f"the analysis derives the {s.run.derived_form} form at {s.at(K)} and the "
+                  f"{at_size.derived_form} form at T = {T}" for s in smalls
+                  if s.run.derived_form != at_size.derived_form]
     if covered is not None:
         underived += _unseen_lines(covered, smalls, K, T)
     derived = at_size.derived_form
-    for small in smalls:
-        if derived != small.run.derived_form:
-            underived.append(f"the analysis derives the {small.run.derived_form} form at "
-                             f"{small.at(K)} and the {derived} form at T = {T}")
-    derived_holds = (derived is not None
-                     and all(sized.check_lemma(s.run, derived) is None for s in smalls)
-                     and sized.check_lemma(at_size, derived) is None)
-    if any(f.startswith("below the small size") for f in findings):
-        reasons.insert(0, "the bound is below a small size's")
-    worst = float(np.max(at_size.cost[:, 1:]))
-    n_small = sum(len(s.run.labels) for s in smalls)
-    n_size = len(at_size.labels)
-    checked = (" and ".join(f"T = {s.T}" for s in smalls) if own is not None else
-               ", ".join(f"K = {s.K}, T = {s.T}" for s in smalls) + f" and K = {K}")
+    if derived is None or any(sized.check_lemma(r, derived) is not None
+                              for r in [s.run for s in smalls] + [at_size]):
+        underived.append(f"the lemma in the {derived} form the analysis derives fails on a "
+                         f"traced sequence" if derived else "the analysis derives no form")
+    return findings, reasons, underived
+
+
+def _stated(at_size: Any, smalls: list[_Small], K: int, T: int, cls: type, findings: list[str],
+            reasons: list[str], underived: list[str], start: tuple[int, ...] | None
+            ) -> Accounting:
+    """The bound at size T with its status, scope and assumption: a proof, a per-arm bound or
+    an estimate (``start``: the fixed start, at a K beyond the enumeration)."""
+    from . import size as sized
+
+    eps, (row, _) = sized.bound(at_size)
+    form, derived = sized.lemma(at_size)[0], at_size.derived_form
+    n_small, n_size = sum(len(s.run.labels) for s in smalls), len(at_size.labels)
     small_at = " and ".join(s.at(K) for s in smalls)
-    if not findings and not underived and derived_holds:
+    if not findings and not underived:
         status = PROOF
         holds = len(sized._holds(at_size.labels, at_size.sequences, K))
         how = ("after round {K} each observation reads and writes only its arm's slot, the "
@@ -503,16 +526,14 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
                "stream" else "in every round every arm's counters take one item, its own "
                "reward when played and no reward otherwise, by a schedule of their counts "
                "that reads no action, no released value and no draw").format(K=K)
-        sequences = ("every action sequence" if own is not None else
-                     f"every action sequence (its start {' '.join(map(str, starts[0]))} is "
-                     f"fixed: act reads only t and its configuration in rounds 1..{K})")
+        sequences = "every action sequence" + ("" if start is None else
+                    f" (its start {' '.join(map(str, start))} is fixed: act reads only t and its "
+                    f"configuration in rounds 1..{K})")
+        checked = (f"{small_at} and T = {T}" if start is None else
+                   f"{', '.join(s.at(K) for s in smalls)} and K = {K}, T = {T}")
         tables = (f"{sequences}, {horizons(cls)}, {UNIT_TABLES}, every noise draw (per-arm "
                   f"schedule derived from the code{', round form' if derived == 'round' else ''}"
-                  f": {how}; every line run at {checked}, T = {T} checked)"
-                  if own is None else
-                  f"{sequences}, {horizons(cls)}, {UNIT_TABLES}, every noise draw (per-arm "
-                  f"schedule derived from the code{', round form' if derived == 'round' else ''}"
-                  f": {how}; every line run at {checked} and T = {T} checked)")
+                  f": {how}; every line run at {checked} checked)")
         cell = ("its position in that arm's stream with the arm's count" if derived == "stream"
                 else "its round")
         assumption = (f"each cell's cost is a function of its arm, the start and {cell} (the "
@@ -525,22 +546,22 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     elif not findings:
         status = (f"{PER_ARM} (a proof at {small_at} by enumeration; at this size a bound for "
                   f"every action sequence given the per-arm schedule lemma, which is checked on "
-                  f"{n_small + n_size} sequences, not derived from the code: "
-                  f"{underived[0] if underived else 'the lemma holds in the ' + str(form) + ' form, the analysis derives the ' + str(derived) + ' form'})")
+                  f"{n_small + n_size} sequences, not derived from the code: {underived[0]})")
         tables = (f"{UNIT_TABLES} (every action sequence given the per-arm schedule, {form} "
                   f"form: checked on {n_small} action sequences at {small_at} and {n_size} at "
                   f"this size; every noise draw)")
-        assumption = (f"each cell's cost is a function of its arm and its "
-                      f"{'position in that arm' + chr(39) + 's stream (with the arm' + chr(39) + 's count)' if form == 'stream' else 'round'}"
-                      f" (the per-arm schedule lemma, checked on every action sequence at "
-                      f"{small_at}, where the bound is a proof by enumeration, and on {n_size} "
-                      f"sequences at T = {T}); the largest cost of a cell on the sequences "
-                      f"that hold one arm bounds every sequence; noise laws and information "
-                      f"flow checked on every line that ran at every size, every branch run "
-                      f"at {small_at}")
+        position = ("position in that arm's stream (with the arm's count)" if form == "stream"
+                    else "round")
+        assumption = (f"each cell's cost is a function of its arm and its {position} (the "
+                      f"per-arm schedule lemma, checked on every action sequence at {small_at}, "
+                      f"where the bound is a proof by enumeration, and on {n_size} sequences at "
+                      f"T = {T}); the largest cost of a cell on the sequences that hold one arm "
+                      f"bounds every sequence; noise laws and information flow checked on every "
+                      f"line that ran at every size, every branch run at {small_at}")
         findings = underived
     else:
-        eps = max([eps, worst] + [s.accounting.epsilon for s in smalls])
+        eps = max([eps, float(np.max(at_size.cost[:, 1:]))]
+                  + [s.accounting.epsilon for s in smalls])
         row = None
         status = (f"estimate from the per-arm schedule at this size, not a proof "
                   f"({'; '.join(reasons[:2]) or findings[0][:100]})")
@@ -549,14 +570,13 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
         assumption = (f"maximum over the cells of {n_size} action sequences traced at T = "
                       f"{T} with linear forms and the bounds at {small_at}; other sequences "
                       f"are not covered")
-        findings += underived
+        findings = findings + underived
     rows = at_size.cost[:, 1:].max(axis=0)
     per_row = ({t + 1: float(c) for t, c in enumerate(rows) if c > 0} if T <= PER_ROW_T
                else {row: eps} if row is not None else {})
     return Accounting(eps, 0.0, "basic composition of each row's releases, parallel across "
-                      "rows", row, per_row,
-                      at_size.releases, n_small + n_size, assumption, K, T, status,
-                      "per-arm", tuple(findings[:8]), tables)
+                      "rows", row, per_row, at_size.releases, n_small + n_size, assumption, K, T,
+                      status, "per-arm", tuple(findings[:8]), tables)
 
 
 def _below_small(eps: float, small: _Small, K: int, T: int, cls: type) -> list[str]:
