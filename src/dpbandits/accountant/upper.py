@@ -1,6 +1,7 @@
 """The traced upper bound: a proof at this size where every action sequence and {0, 1} table was
 enumerated on every noise seed with an unmoved release schedule, otherwise an estimate from the
-traces (:func:`traced_upper`; the statuses are defined in :mod:`dpbandits.accountant`)."""
+traces, and beyond the enumeration, at any K, the bound by the per-arm schedule
+(:func:`traced_upper`; the statuses are defined in :mod:`dpbandits.accountant`)."""
 
 from __future__ import annotations
 
@@ -76,7 +77,8 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
                  params: dict[str, Any] | None = None, **more: Any) -> Accounting:
     """The accountant's bound for algorithm ``name``; ``delta`` defaults to the claim's (0 for
     pure claims). K, T and parameters not given come from :data:`TRACE_SETTINGS` or the
-    defaults :data:`TRACE_K`, :data:`TRACE_T`.
+    defaults :data:`TRACE_K`, :data:`TRACE_T`; epsilon, K and T are checked first
+    (:func:`check_size`).
 
     Where every action sequence times every {0, 1} table the policy can tell apart along it
     fits :data:`ENUMERATION_BUDGET` (and ``enumerate``), all are traced on each of
@@ -86,7 +88,9 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
     (:func:`_held_sequences`) and, where enumerated, every sequence and table, and the findings
     say which sequence's schedule moved with which table or seed. The algorithm's parameters
     are ``params`` and the remaining keywords (``params`` for one named like an argument here,
-    such as DP-UCB-INT's own ``delta``). At a size whose trace would not fit
+    such as DP-UCB-INT's own ``delta``). A bandit with a pure claim beyond the enumeration
+    gets the bound by the per-arm schedule where it applies, at any K (:func:`_at_size`).
+    At a size whose trace would not fit
     :data:`~dpbandits.accountant.tracing.TRACE_CELLS`, :class:`TooLargeToTrace` is raised."""
     name = canonical(name)
     params = {**(params or {}), **more}     # ``params`` may hold a parameter named delta
