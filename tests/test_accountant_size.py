@@ -629,3 +629,12 @@ def test_a_size_t_bound_below_a_small_sizes_bound_is_not_a_proof():
                                                                        PlantedLazyUCB)[0]
     assert _below_small(1.0, above, 5, 600, TakesTheHorizon) == []
     assert _below_small(1.5, above, 5, 600, PlantedLazyUCB) == []
+
+
+def test_a_finding_made_at_both_small_sizes_is_one_line():
+    from dpbandits.accountant.upper import _merged
+
+    assert _merged(["at K = 2, T = 8: branch never ran: a.py:3", "at T = 900: the round",
+                    "at K = 3, T = 5: branch never ran: a.py:3", "state outside"]) == [
+        "at K = 2, T = 8 and K = 3, T = 5: branch never ran: a.py:3", "at T = 900: the round",
+        "state outside"]

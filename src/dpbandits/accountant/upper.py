@@ -580,7 +580,24 @@ def _stated(at_size: Any, smalls: list[_Small], K: int, T: int, cls: type, findi
                else {row: eps} if row is not None else {})
     return Accounting(eps, 0.0, "basic composition of each row's releases, parallel across "
                       "rows", row, per_row, at_size.releases, n_small + n_size, assumption, K, T,
-                      status, "per-arm", tuple(findings[:8]), tables)
+                      status, "per-arm", tuple(_merged(findings)[:8]), tables)
+
+
+def _merged(findings: list[str]) -> list[str]:
+    """The findings with one line for a finding made at several small sizes
+    (``at K = 2, T = 8 and K = 3, T = 5: ...``), in the order of their first appearance."""
+    out: list[Any] = []
+    first: dict[str, int] = {}
+    for f in findings:
+        at, sep, what = f.partition(": ")
+        if not (sep and at.startswith("at K = ")):
+            out.append(f)
+        elif what in first:
+            out[first[what]][0].append(at[3:])
+        else:
+            first[what] = len(out)
+            out.append(([at[3:]], what))
+    return [f if isinstance(f, str) else f"at {' and '.join(f[0])}: {f[1]}" for f in out]
 
 
 def _below_small(eps: float, small: _Small, K: int, T: int, cls: type) -> list[str]:
