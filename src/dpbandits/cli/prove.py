@@ -3,8 +3,8 @@ it proves the algorithm's claim there (docs/accountant.md#proof-at-your-size).
 
 Prints the bound, the verdict (a proof at this size, or an estimate with what stopped the proof),
 the scope (K, T, the table class, the noise draws, and every T' <= T or T exactly) and the CPU
-time. Exit 0 (consistent): the claim is proven at this size; 1: the bound exceeds the claim; 3 (could
-not test): no proof could be made at this size (one line says what stopped it).
+time. Exit 0 (consistent): the claim is proven at this size; 1: the bound exceeds the claim;
+3 (could not test): no proof could be made at this size (one line says what stopped it).
 """
 
 from __future__ import annotations
