@@ -138,9 +138,9 @@ def test_anytime_lazy_ucb_is_a_proof_at_t_10_000_with_bound_1(honest):
     assert honest.status == PROOF and honest.proof
     assert honest.epsilon == pytest.approx(1.0, abs=1e-12)
     assert honest.K == 2 and honest.T == T_LARGE
-    assert honest.scope.startswith(f"K = 2, T = {T_LARGE}, every action sequence, every table "
-                                   f"with entries in [0, 1], every noise draw (per-arm schedule "
-                                   f"derived from the code")
+    assert honest.scope.startswith(f"K = 2, T = {T_LARGE}, every action sequence, every T' <= T "
+                                   f"(the policy takes no T), every table with entries in [0, 1], "
+                                   f"every noise draw (per-arm schedule derived from the code")
     assert not honest.findings
 
 
@@ -508,3 +508,133 @@ def test_dp_ucb_is_a_proof_at_t_2000(variant, eps):
     bound = traced_upper("dp-ucb", variant=variant, K=2, T=T_TREES)
     assert bound.status == PROOF and bound.epsilon == pytest.approx(eps, abs=1e-9)
     assert "round form" in bound.scope and not bound.findings
+
+
+# --- any K: the small-size checks at K = 2 and 3, the analysis at the user's K ------------------
+
+K_BEYOND = 5
+"""A K where no enumeration fits (docs/accountant.md#any-k)."""
+
+_LOCALITY_BREAKS = [
+    (OtherArmsSlot, "of self.Phi by an index that is not the traced (rows, actions) pair"),
+    (OtherArmsCount, "a read of self.N by an index that is not the traced (rows, actions) pair"),
+    (ScaleReadsLogT, "the round is used in a conversion to float"),
+    (TriggerReadsRound, "the round is compared with 500"),
+    (TriggerReadsRelease, "a write of count state self.N reads a value read from float state "
+                          "or released"),
+]
+
+
+@pytest.mark.parametrize("cls, what", [
+    pytest.param(*case, marks=() if case[0] is OtherArmsSlot else pytest.mark.slow)
+    for case in _LOCALITY_BREAKS], ids=[case[0].__name__ for case in _LOCALITY_BREAKS])
+def test_at_k_5_a_planted_break_of_locality_is_found_with_its_line(cls, what):
+    """At K = 5 the analysis runs at the user's K and T on the size-T sequences: each break
+    is named with its line (at K = 5, T = 600, or at K = 2/3 where its line ran there too),
+    and the bound is not a proof."""
+    bound = traced_upper("anytime-lazy-ucb", K=K_BEYOND, T=600, policy_class=cls)
+    assert not bound.proof and bound.status != PROOF
+    assert bound.epsilon == pytest.approx(1.0)
+    line = where(cls, "# planted")
+    assert any(what in f and line in f for f in bound.findings), (line, bound.findings)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", [HalvedByBranch, HalvedByArithmetic, LeakByBranch,
+                                 LeakByArithmetic])
+def test_at_k_5_a_break_that_acts_only_at_a_large_size_is_not_a_proof(cls):
+    bound = traced_upper("anytime-lazy-ucb", K=K_BEYOND, T=T_LARGE, policy_class=cls)
+    assert not bound.proof and bound.status != PROOF and bound.findings
+    if cls in (HalvedByBranch, HalvedByArithmetic):
+        assert any("the round is compared with 5000" in f for f in bound.findings)
+    if cls is HalvedByArithmetic:
+        assert bound.epsilon == pytest.approx(2.0)
+    if cls is LeakByArithmetic:
+        assert bound.epsilon == np.inf
+
+
+@pytest.mark.parametrize("cls", [
+    PlantedLazyUCB, pytest.param(Rewritten, marks=pytest.mark.slow)], ids=lambda c: c.__name__)
+def test_at_k_5_the_honest_code_and_a_harmless_rewrite_are_proofs_with_bound_1(cls):
+    bound = traced_upper("anytime-lazy-ucb", K=K_BEYOND, T=600, policy_class=cls)
+    assert bound.proof and bound.epsilon == pytest.approx(1.0, abs=1e-12), bound.status
+    assert bound.scope.startswith(f"K = {K_BEYOND}, T = 600, every action sequence (its start "
+                                  f"0 1 2 3 4 is fixed")
+    assert "every line run at K = 2, T = 8, K = 3, T = 5 and K = 5, T = 600 checked" in bound.scope
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, variant, eps", [
+    ("anytime-lazy-ucb", None, 1.0), ("lazy-dp-ts", None, 1.0),
+    ("dp-ucb", "corrected", 1.0), ("dp-ucb-bound", "corrected", 1.0)])
+def test_at_k_5_the_per_arm_proofs_hold_at_t_10_000(name, variant, eps):
+    bound = traced_upper(name, variant=variant, K=K_BEYOND, T=T_LARGE)
+    assert bound.proof and bound.epsilon == pytest.approx(eps, abs=1e-9), bound.status
+    assert "every T' <= T (the policy takes no T)" in bound.scope
+
+
+class StartReadsRelease(PlantedLazyUCB):
+    """Rounds 1..K played in an order that reads a released mean (it never exceeds 5 here):
+    the start is not fixed."""
+
+    def act(self, t):
+        if t <= self.K:
+            return np.full(self.runs, (t - 1 + int(self.mu_tilde[0, 0] > 5)) % self.K)  # planted
+        return super().act(t)
+
+
+def test_at_k_5_a_start_that_reads_the_state_is_not_a_proof():
+    """Beyond the enumeration the start (rounds 1..K) must be fixed: act may read only its
+    configuration there. A read of a released mean is named, and no size-T bound is made."""
+    with pytest.raises(TooLargeToTrace, match="the start is not fixed at K = 5: act at round 1 "
+                                              "reads self.mu_tilde"):
+        traced_upper("anytime-lazy-ucb", K=K_BEYOND, T=T_LARGE, policy_class=StartReadsRelease)
+
+
+class TakesTheHorizon(PlantedLazyUCB):
+    """Anytime-Lazy-UCB declared to take T (and keeping it): a proof at T is at T exactly."""
+
+    needs_horizon = True
+
+    def __init__(self, K, *, T, **kwargs):
+        super().__init__(K, **kwargs)
+        self.T = T
+
+
+def test_the_prefix_argument_covers_every_shorter_horizon_only_where_the_policy_takes_no_t(
+        honest):
+    """An algorithm that takes no T: a proof at T covers every T' <= T (each shorter run is a
+    prefix of this one, docs/accountant.md#every-shorter-horizon). A policy that takes T gets
+    "at T exactly", and so does Private-UCB."""
+    assert "every T' <= T (the policy takes no T)" in honest.scope
+    bound = traced_upper("anytime-lazy-ucb", K=2, T=300, policy_class=TakesTheHorizon)
+    assert bound.proof and "at T exactly (the policy takes T)" in bound.scope
+    assert "every T' <=" not in bound.scope
+    private = traced_upper("private-ucb", K=2, T=300)
+    assert private.proof and "at T exactly (the policy takes T)" in private.scope
+
+
+def test_a_size_t_bound_below_a_small_sizes_bound_is_not_a_proof():
+    """The cross-check: a small size's bound that is infinite (or, for an algorithm that takes
+    no T, above the size-T bound) leaves the size-T bound an estimate naming both numbers."""
+    from dpbandits.accountant.upper import _Small, _below_small
+    from dataclasses import replace as _replace
+
+    small = _Small(2, 8, _replace(traced_upper("anytime-lazy-ucb", K=2, T=6), epsilon=np.inf),
+                   None, None, [])
+    assert _below_small(1.0, small, 5, 600, PlantedLazyUCB)[0].startswith(
+        "below the small size's bound: infinite at K = 2, T = 8, 1 at K = 5, T = 600")
+    above = _Small(2, 8, _replace(small.accounting, epsilon=1.5), None, None, [])
+    assert "1.5 at K = 2, T = 8, 1 at K = 5, T = 600" in _below_small(1.0, above, 5, 600,
+                                                                       PlantedLazyUCB)[0]
+    assert _below_small(1.0, above, 5, 600, TakesTheHorizon) == []
+    assert _below_small(1.5, above, 5, 600, PlantedLazyUCB) == []
+
+
+def test_a_finding_made_at_both_small_sizes_is_one_line():
+    from dpbandits.accountant.upper import _merged
+
+    assert _merged(["at K = 2, T = 8: branch never ran: a.py:3", "at T = 900: the round",
+                    "at K = 3, T = 5: branch never ran: a.py:3", "state outside"]) == [
+        "at K = 2, T = 8 and K = 3, T = 5: branch never ran: a.py:3", "at T = 900: the round",
+        "state outside"]

@@ -126,6 +126,9 @@ COMMANDS = {
                            ("--timeout", bad_seconds), ("--out", long_name),
                            ("--param", bad_param("ucb1"))]),
     "list": (["list"], [("--epsilon", bad_epsilon)]),
+    "prove": (["prove", "anytime-lazy-ucb", "--arms", "2", "--horizon", "6"],
+              [("--epsilon", bad_epsilon), ("--arms", bad_count), ("--horizon", bad_count),
+               ("--param", bad_param("anytime-lazy-ucb")), ("--variant", garbage)]),
     "report": (["report", "--budget", "tiny", "--part", "algorithms", "--no-progress"],
                COMMON + [("--scheduler", bad_address), ("--out", long_name)]),
     "reproduce": (["reproduce", "tossou2016-fig2a", "--size", "tiny", "--no-progress"],
@@ -208,10 +211,10 @@ def _run_cli(argv: list[str]) -> tuple[int, str, str]:
 
 
 def _writes(argv: list[str]) -> bool:
-    """Whether the invocation takes --out (everything but list and an audit of one ALGO; an
-    invocation that gives ``--out {out}`` has it)."""
+    """Whether the invocation takes --out (everything but list, prove and an audit of one ALGO;
+    an invocation that gives ``--out {out}`` has it)."""
     audit_one = argv[0] == "audit" and "--all" not in argv
-    return argv[0] != "list" and not audit_one and "--out" not in argv
+    return argv[0] not in ("list", "prove") and not audit_one and "--out" not in argv
 
 
 

@@ -59,7 +59,10 @@ produce, and the accountant says which of two things it computed:
   from the code (:mod:`dpbandits.reference.locality`: per-(run, arm) state read and written
   only through the traced (rows, actions) pair, the round only in comparisons constant after
   the start, the schedule and scales from counts), the enumeration at the small size is a
-  proof, the forms give its costs cell by cell, and the checks of the code hold at both sizes;
+  proof, the forms give its costs cell by cell, and the checks of the code hold at both sizes
+  (at a K where no enumeration fits, the small-size checks run at K = 2 and 3 and the start
+  must be fixed: docs/accountant.md#any-k); a proof for an algorithm that takes no T covers
+  every T' <= T (docs/accountant.md#every-shorter-horizon);
 * **per-arm bound, not a proof** (:data:`PER_ARM`): the same when everything but the
   dependence analysis holds (the lemma, in its stream or round form, is then checked on the
   traced sequences, not derived from the code; the status names the analysis's first

@@ -1,15 +1,20 @@
 """The traced upper bound: a proof at this size where every action sequence and {0, 1} table was
 enumerated on every noise seed with an unmoved release schedule, otherwise an estimate from the
-traces (:func:`traced_upper`; the statuses are defined in :mod:`dpbandits.accountant`)."""
+traces, and beyond the enumeration, at any K, the bound by the per-arm schedule
+(:func:`traced_upper`; the statuses are defined in :mod:`dpbandits.accountant`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import inspect
+import math
+import os
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 import numpy as np
 
 from ..errors import DPBanditsError
+from ..limits import check_arms, check_epsilon_range, check_horizon
 from ..reference.privacy import PrivacyClaim
 from ..reference.registry import canonical, get, make
 from . import coverage
@@ -18,7 +23,7 @@ from .composition import (ESTIMATED_TABLES, PER_ARM, PROOF, TABLES, UNIT_TABLES,
 from .composition import row_losses
 from .enumeration import ENUMERATION_BUDGET, PROOF_SEEDS, enumerate_traces, enumeration_size
 from .tracing import (HELD_T, TRACE_K, TRACE_SEEDS, TRACE_SETTINGS, TRACE_T, TooLargeToTrace,
-                      Trace, _held_sequences, trace)
+                      Trace, _held_sequences, build_policy, trace)
 
 _SEEN = {"bandit": "reward sequences", "full": "tables", "semi": "observed reward patterns"}
 """What a proof enumerates per action sequence, by feedback kind: what the policy can see."""
@@ -72,7 +77,8 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
                  params: dict[str, Any] | None = None, **more: Any) -> Accounting:
     """The accountant's bound for algorithm ``name``; ``delta`` defaults to the claim's (0 for
     pure claims). K, T and parameters not given come from :data:`TRACE_SETTINGS` or the
-    defaults :data:`TRACE_K`, :data:`TRACE_T`.
+    defaults :data:`TRACE_K`, :data:`TRACE_T`; epsilon, K and T are checked first
+    (:func:`check_size`).
 
     Where every action sequence times every {0, 1} table the policy can tell apart along it
     fits :data:`ENUMERATION_BUDGET` (and ``enumerate``), all are traced on each of
@@ -82,7 +88,9 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
     (:func:`_held_sequences`) and, where enumerated, every sequence and table, and the findings
     say which sequence's schedule moved with which table or seed. The algorithm's parameters
     are ``params`` and the remaining keywords (``params`` for one named like an argument here,
-    such as DP-UCB-INT's own ``delta``). At a size whose trace would not fit
+    such as DP-UCB-INT's own ``delta``). A bandit with a pure claim beyond the enumeration
+    gets the bound by the per-arm schedule where it applies, at any K (:func:`_at_size`).
+    At a size whose trace would not fit
     :data:`~dpbandits.accountant.tracing.TRACE_CELLS`, :class:`TooLargeToTrace` is raised."""
     name = canonical(name)
     params = {**(params or {}), **more}     # ``params`` may hold a parameter named delta
@@ -91,6 +99,7 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
     T = preset.pop("T", TRACE_T) if T is None else T
     preset.pop("K", None)
     preset.pop("T", None)
+    epsilon, K, T = check_size(name, epsilon=epsilon, K=K, T=T)
     params = {**preset, **params}
     if delta is None:
         claim = _claim(name, epsilon, variant, K, T, params)
@@ -103,7 +112,8 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
             found = _at_size(name, params=params, **common)
         except (DPBanditsError, TypeError, ValueError, IndexError, AttributeError,
                 RuntimeError) as e:     # code the linear forms cannot run (named, not a crash)
-            found = f"the linear forms could not run this code ({type(e).__name__}: {e})"
+            found = NotAtSize(f"the linear forms could not run this code ({type(e).__name__}: "
+                              f"{e})")
         if isinstance(found, Accounting):
             return found
         unused = f"the per-arm schedule was not used: {found}"
@@ -115,6 +125,13 @@ def traced_upper(name: str, *, epsilon: float = 1.0, variant: str | None = None,
     if unused:
         out = replace(out, findings=(unused,) + tuple(out.findings)[:7])
     return out
+
+
+def check_size(name: str, *, epsilon: Any, K: Any, T: Any) -> tuple[float, int, int]:
+    """epsilon, K and T checked once, at the accountant's door: a one-line
+    :class:`~dpbandits.errors.DPBanditsError` naming the argument and its range."""
+    return (check_epsilon_range(epsilon, algorithm=name), check_arms(K, "K"),
+            check_horizon(T, "T"))
 
 
 def _traced(name: str, *, delta: float, seeds: Iterable[int], params: dict[str, Any],
@@ -225,28 +242,67 @@ def small_size(name: str, *, K: int, variant: str | None, policy_class: type | N
     return best
 
 
-def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
-             policy_class: type | None, params: dict[str, Any]) -> Accounting | str:
-    """The bound at a size the enumeration cannot reach, by the per-arm schedule
-    (docs/accountant.md#proof-at-your-size): a :data:`PROOF` when the enumeration at the
-    small size (the largest T at K within the budget) is a proof over [0, 1] tables and every
-    noise draw, the linear forms give every enumerated sequence's cell costs exactly as the
-    lockstep runs do, the per-arm lemma in the form the dependence analysis
-    (:class:`~dpbandits.reference.locality.Locality`) derives (stream, or round where some
-    state is updated in every slot) holds on every enumerated sequence and on the sequences
-    traced at this size, the checks of the code found nothing at this size, and the analysis
-    found nothing at either size with every branch of the code run both ways under it at the
-    small size; a
-    :data:`PER_ARM` bound (exact for every action sequence given the lemma, not a proof) when
-    all but the analysis holds; an estimate naming what failed otherwise. Why the size-T mode
-    does not apply, when it does not (no small size, or the linear forms disagree with the
-    lockstep runs: the caller's bound is used, with that finding)."""
+SMALL_KS = (2, 3)
+"""The K of the enumerations that check the size-T mode at a K where none fits
+(docs/accountant.md#any-k)."""
+
+
+@dataclass(frozen=True)
+class NotAtSize:
+    """Why the size-T mode does not apply (the caller's bound is used, with this reason)."""
+
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+@dataclass(frozen=True)
+class _Small:
+    """The cross-checks at one small size: the enumeration's bound, the linear forms' run with
+    the dependence analysis on every enumerated sequence, the starts the policy accepts and the
+    lines of the algorithm's code that ran under the analysis."""
+
+    K: int
+    T: int
+    accounting: Accounting
+    run: Any
+    covered: coverage.Coverage
+    starts: list[tuple[int, ...]]
+
+    def at(self, K: int) -> str:
+        """The small size as the findings name it (its T alone at the user's own K)."""
+        return f"T = {self.T}" if self.K == K else f"K = {self.K}, T = {self.T}"
+
+
+def _lines(covered: coverage.Coverage) -> set[tuple[str, int]]:
+    return {(key[0], to) for key, arcs in covered.arcs.items() for _, to in arcs if to > 0}
+
+
+def takes_horizon(cls: type) -> bool:
+    """Whether the policy class takes the horizon T (``needs_horizon``, or a constructor
+    argument named ``T`` or ``horizon``): then a proof at T is at T exactly; otherwise it
+    covers every T' <= T by the prefix argument (docs/accountant.md#every-shorter-horizon)."""
+    accepted = inspect.signature(cls.__init__).parameters
+    return bool(getattr(cls, "needs_horizon", False)) or "T" in accepted or "horizon" in accepted
+
+
+def horizons(cls: type) -> str:
+    """The horizons a proof at T covers, as the scope says it."""
+    return ("at T exactly (the policy takes T)" if takes_horizon(cls) else
+            "every T' <= T (the policy takes no T)")
+
+
+def _small_checks(name: str, *, K: int, epsilon: float, variant: str | None,
+                  policy_class: type | None, params: dict[str, Any]) -> _Small | NotAtSize:
+    """The enumeration at K and its small T, and the linear forms with the dependence analysis
+    on every enumerated sequence, their costs checked cell by cell against the lockstep runs'."""
     from . import size as sized
 
     Ts = small_size(name, K=K, variant=variant, policy_class=policy_class, params=params)
     if Ts is None:
-        return (f"no enumeration at K = {K} within {ENUMERATION_BUDGET} (sequence, table) "
-                f"pairs leaves two rounds after the start")
+        return NotAtSize(f"no enumeration at K = {K} within {ENUMERATION_BUDGET} (sequence, "
+                         f"table) pairs leaves two rounds after the start")
     early = _forms_follow(name, epsilon=epsilon, variant=variant, K=K, T=Ts,
                           policy_class=policy_class, params=params)
     if early is not None:
@@ -254,76 +310,219 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     small = traced_small(name, epsilon=epsilon, variant=variant, K=K, T=Ts,
                          policy_class=policy_class, params=params)
     if small is None:
-        return f"the enumeration at K = {K}, T = {Ts} does not apply (a refused sequence)"
+        return NotAtSize(f"the enumeration at K = {K}, T = {Ts} does not apply (a refused "
+                         f"sequence)")
     accounting, traces = small
-    first = [tr for tr in traces if tr.seed == PROOF_SEEDS[0]]
-    sequences = []
-    lockstep = []
-    all_arms = [np.array([int(np.asarray(a).reshape(-1)[0]) for a in tr.actions])
-                for tr in sorted(first, key=lambda tr: tr.sequence)]
+    first = sorted((tr for tr in traces if tr.seed == PROOF_SEEDS[0]), key=lambda tr: tr.sequence)
+    all_arms = [np.array([int(np.asarray(a).reshape(-1)[0]) for a in tr.actions]) for tr in first]
     seen = {tuple(arms.tolist()) for arms in all_arms}
     starts = sorted({key[:K] for key in seen})
     holds = {st + (a,) * (Ts - K): a for st in starts for a in range(K)}
     if not all(key in seen for key in holds):
-        return f"the policy refuses a sequence that holds one arm after its start at T = {Ts}"
-    for tr, arms in zip(sorted(first, key=lambda tr: tr.sequence), all_arms):
+        return NotAtSize(f"the policy refuses a sequence that holds one arm after its start at "
+                         f"K = {K}, T = {Ts}")
+    sequences, lockstep = [], []
+    for tr, arms in zip(first, all_arms):
         key = tuple(arms.tolist())
         label = (sized.hold_label(key[:K], holds[key]) if key in holds
                  else "sequence " + " ".join(map(str, key)))
         sequences.append((label, arms))
         per_row = {row: sum(v) for row, v in row_losses(tr).items()}
         lockstep.append(np.array([per_row.get(t, 0.0) for t in range(1, Ts + 1)]))
-    common = dict(epsilon=epsilon, variant=variant, params=params, policy_class=policy_class)
     cls = get(name) if policy_class is None else policy_class
     covered = coverage.Coverage(coverage.files_of(cls))
-    at_small = sized.symbolic_run(name, K=K, T=Ts, sequences=sequences, derive=True,
-                                  covered=covered, **common)
-    got = at_small.cost[:, 1:]
-    want = np.stack(lockstep)
+    run = sized.symbolic_run(name, K=K, T=Ts, sequences=sequences, derive=True, covered=covered,
+                             epsilon=epsilon, variant=variant, params=params,
+                             policy_class=policy_class)
+    got, want = run.cost[:, 1:], np.stack(lockstep)
     agree = sized._close(got, want)
-    if at_small.problems():
-        return (f"the linear forms' checks at T = {Ts} found: {at_small.problems()[0]}")
+    if run.problems():
+        return NotAtSize(f"the linear forms' checks at K = {K}, T = {Ts} found: "
+                         f"{run.problems()[0]}")
     if not agree.all():
         s, t = (int(v[0]) for v in np.nonzero(~agree))
-        return (f"the linear forms do not follow this code: on {sequences[s][0]} at T = {Ts}, "
-                f"cell x{t + 1},{int(sequences[s][1][t])} costs {got[s, t]:.4g} by the forms "
-                f"and {want[s, t]:.4g} by the lockstep runs (a value moved where the forms "
-                f"are not followed, such as np.asarray; docs/accountant.md#what-the-tracer-"
-                f"cannot-see)")
+        return NotAtSize(_unfollowed(sequences[s][0], K, Ts, t, int(sequences[s][1][t]),
+                                     got[s, t], want[s, t]))
+    return _Small(K, Ts, accounting, run, covered, starts)
+
+
+def _unfollowed(label: str, K: int, T: int, t: int, arm: int, got: float, want: float) -> str:
+    return (f"the linear forms do not follow this code: on {label} at K = {K}, T = {T}, cell "
+            f"x{t + 1},{arm} costs {got:.4g} by the forms and {want:.4g} by the lockstep runs "
+            f"(a value moved where the forms are not followed, such as np.asarray; "
+            f"docs/accountant.md#what-the-tracer-cannot-see)")
+
+
+_CONFIGURATION = (int, float, str, bool, type(None), np.integer, np.floating)
+"""The values an instance attribute that ``act`` reads in the start may hold (its configuration,
+as it was built)."""
+
+
+def _fixed_start(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
+                 policy_class: type | None, params: dict[str, Any]
+                 ) -> tuple[int, ...] | NotAtSize:
+    """The actions of rounds 1..K when the policy fixes them: in those rounds ``act`` reads no
+    instance attribute but its configuration (Python scalars that still hold the values they
+    held when the policy was built: no array, no generator, no draw), checked on every read
+    of two runs that observe rewards drawn at random, both runs taking the same action
+    (docs/accountant.md#any-k); else why not."""
+    cls = get(name) if policy_class is None else policy_class
+    policy = build_policy(name, cls, policy_class, K=K, T=T, runs=2,
+                          rng=np.random.default_rng(0), variant=variant, epsilon=epsilon,
+                          params=params)
+    state = object.__getattribute__(policy, "__dict__")
+    built = {k: v for k, v in state.items() if isinstance(v, _CONFIGURATION)}
+    reads: list[str] = []
+    base = type(policy)
+
+    def getattribute(self: Any, attr: str) -> Any:
+        if reads and (attr == "__dict__" or attr in state):
+            reads.append(attr)
+        return base.__getattribute__(self, attr)
+
+    policy.__class__ = type(base.__name__, (base,), {"__getattribute__": getattribute})
+    rewards = np.random.default_rng(1)
+    start = []
+    try:
+        for t in range(1, K + 1):
+            reads[:] = ["act"]
+            actions = np.asarray(policy.act(t)).reshape(-1)
+            reads[:], read = [], reads[1:]
+            moved = [r for r in read if r not in built or state.get(r) is not built[r]
+                     and state.get(r) != built[r]]
+            if moved:
+                return NotAtSize(f"the start is not fixed at K = {K}: act at round {t} reads "
+                                 f"self.{moved[0]}, which is not its configuration as built "
+                                 f"(the per-arm schedule at a K beyond the enumeration needs "
+                                 f"the actions of rounds 1..K fixed)")
+            if actions.shape != (2,) or actions[0] != actions[1]:
+                return NotAtSize(f"the start is not fixed at K = {K}: act at round {t} gives "
+                                 f"{actions.tolist()} on two runs")
+            start.append(int(actions[0]))
+            policy.observe(t, actions, rewards.random(2))
+    except (DPBanditsError, IndexError, ValueError, TypeError) as e:
+        return NotAtSize(f"the start could not be run at K = {K} ({type(e).__name__}: {e})")
+    finally:
+        policy.__class__ = base
+    return tuple(start)
+
+
+def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
+             policy_class: type | None, params: dict[str, Any]) -> Accounting | NotAtSize:
+    """The bound at a size the enumeration cannot reach, by the per-arm schedule
+    (docs/accountant.md#proof-at-your-size): a :data:`PROOF` when the enumerations at the
+    small sizes (the largest T at K within the budget; at a K where none fits, K = 2 and 3,
+    docs/accountant.md#any-k) are proofs over [0, 1] tables and every noise draw, the linear
+    forms give every enumerated sequence's cell costs exactly as the lockstep runs do, the
+    per-arm lemma in the form the dependence analysis
+    (:class:`~dpbandits.reference.locality.Locality`) derives (stream, or round where some
+    state is updated in every slot) holds on every enumerated sequence and on the sequences
+    traced at this size, the checks of the code found nothing at this size, the analysis
+    found nothing at any size with every branch of the code run both ways under it at the
+    small sizes, and, for an algorithm that takes no T, the bound is at least each small
+    size's (and never when one is infinite); a :data:`PER_ARM` bound (exact for every action
+    sequence given the lemma, not a proof) when all but the analysis holds; an estimate
+    naming what failed otherwise. Why the size-T mode does not apply, when it does not (no
+    small size, or the linear forms disagree with the lockstep runs: the caller's bound is
+    used, with that finding)."""
+    from . import size as sized
+
+    common = dict(epsilon=epsilon, variant=variant, params=params, policy_class=policy_class)
+    own = small_size(name, K=K, variant=variant, policy_class=policy_class, params=params)
+    smalls: list[_Small] = []
+    for k in (K,) if own is not None else [k for k in SMALL_KS if k < K]:
+        small = _small_checks(name, K=k, **common)
+        if isinstance(small, NotAtSize):
+            return small
+        smalls.append(small)
+    if not smalls:
+        return NotAtSize(f"no enumeration at K = {K} within {ENUMERATION_BUDGET} (sequence, "
+                         f"table) pairs leaves two rounds after the start")
+    cls = get(name) if policy_class is None else policy_class
+    covered = None
+    if own is None:
+        start = _fixed_start(name, K=K, T=T, **common)
+        if isinstance(start, NotAtSize):
+            return start
+        starts = [start]
+        early = _forms_follow(name, K=K, T=min(T, K + 6), start=start, **common)
+        if early is not None:
+            return early
+        covered = coverage.Coverage(coverage.files_of(cls))
+    else:
+        starts = smalls[0].starts
     at_size = sized.symbolic_run(name, K=K, T=T, sequences=sized.size_sequences(K, T, starts),
-                                 derive=True, **common)
-    form_small, why_small = sized.lemma(at_small)
+                                 derive=True, covered=covered, **common)
+    findings, reasons, underived = _size_checks(at_size, smalls, K, T, cls, covered)
+    return _stated(at_size, smalls, K, T, cls, findings, reasons, underived,
+                   None if own is not None else starts[0])
+
+
+def _size_checks(at_size: Any, smalls: list[_Small], K: int, T: int, cls: type,
+                 covered: coverage.Coverage | None) -> tuple[list[str], list[str], list[str]]:
+    """What stops a proof at size T: (findings that make the bound an estimate, the reasons its
+    status names, what the dependence analysis did not derive)."""
+    from . import size as sized
+
     form, why = sized.lemma(at_size)
-    eps, (row, _) = sized.bound(at_size)
+    eps = sized.bound(at_size)[0]
     findings = at_size.problems()
     reasons = [f"the checks of the code at T = {T} found {len(findings)} "
                f"problem{'s' if len(findings) != 1 else ''}"] if findings else []
-    if form_small is None:
-        findings += [f"at T = {Ts}: {w}" for w in why_small]
-        reasons.append(f"the per-arm schedule fails at T = {Ts}")
-    if form is None or form != form_small:
-        findings += [f"at T = {T}: {w}" for w in why]
-        reasons.append(f"the per-arm schedule fails at T = {T}")
-    n_small, n_size = len(sequences), len(at_size.labels)
-    if not accounting.proof or UNIT_TABLES not in accounting.tables \
-            or "every noise draw" not in accounting.tables:
-        findings.insert(0, f"at T = {Ts}: not a proof over [0, 1] tables and every noise draw "
-                           f"({accounting.status}; {accounting.tables})")
-        reasons.insert(0, f"the enumeration at T = {Ts} is not a proof over [0, 1] tables and "
-                          f"every noise draw")
-        findings += [f"at T = {Ts}: {f}" for f in accounting.findings]
-    underived = ([f"at T = {Ts}: branch never ran in the dependence analysis: {g}"
-                  for g in covered.gaps()]
-                 + [f"at T = {Ts}: {f}" for f in at_small.locality or []]
-                 + [f"at T = {T}: {f}" for f in at_size.locality or []])
+    underived: list[str] = []
+    for small in smalls:
+        at = small.at(K)
+        form_small, why_small = sized.lemma(small.run)
+        if form_small is None:
+            findings += [f"at {at}: {w}" for w in why_small]
+            reasons.append(f"the per-arm schedule fails at {at}")
+        if form is None or form != form_small:
+            fails = ([f"at T = {T}: {w}" for w in why] or
+                     [f"at T = {T}: the per-arm schedule holds in the {form} form, at {at} in "
+                      f"the {form_small} form"])
+            findings += [f for f in fails if f not in findings]
+            reason = f"the per-arm schedule fails at T = {T}"
+            reasons += [] if reason in reasons else [reason]
+        accounting = small.accounting
+        if not accounting.proof or UNIT_TABLES not in accounting.tables \
+                or "every noise draw" not in accounting.tables:
+            findings.insert(0, f"at {at}: not a proof over [0, 1] tables and every noise draw "
+                               f"({accounting.status}; {accounting.tables})")
+            reasons.insert(0, f"the enumeration at {at} is not a proof over [0, 1] tables and "
+                              f"every noise draw")
+            findings += [f"at {at}: {f}" for f in accounting.findings]
+        below = _below_small(eps, small, K, T, cls)
+        findings += below
+        reasons[:0] = ["the bound is below a small size's"] if below else []
+        underived += ([f"at {at}: branch never ran in the dependence analysis: {g}"
+                       for g in small.covered.gaps()]
+                      + [f"at {at}: {f}" for f in small.run.locality or []])
+    underived += [f"at T = {T}: {f}" for f in at_size.locality or []]
+    underived += [f"the analysis derives the {s.run.derived_form} form at {s.at(K)} and the "
+                  f"{at_size.derived_form} form at T = {T}" for s in smalls
+                  if s.run.derived_form != at_size.derived_form]
+    if covered is not None:
+        underived += _unseen_lines(covered, smalls, K, T)
     derived = at_size.derived_form
-    if derived != at_small.derived_form:
-        underived.append(f"the analysis derives the {at_small.derived_form} form at T = {Ts} "
-                         f"and the {derived} form at T = {T}")
-    derived_holds = (derived is not None and sized.check_lemma(at_small, derived) is None
-                     and sized.check_lemma(at_size, derived) is None)
-    worst = float(np.max(at_size.cost[:, 1:]))
-    if not findings and not underived and derived_holds:
+    if derived is None or any(sized.check_lemma(r, derived) is not None
+                              for r in [s.run for s in smalls] + [at_size]):
+        underived.append(f"the lemma in the {derived} form the analysis derives fails on a "
+                         f"traced sequence" if derived else "the analysis derives no form")
+    return findings, reasons, underived
+
+
+def _stated(at_size: Any, smalls: list[_Small], K: int, T: int, cls: type, findings: list[str],
+            reasons: list[str], underived: list[str], start: tuple[int, ...] | None
+            ) -> Accounting:
+    """The bound at size T with its status, scope and assumption: a proof, a per-arm bound or
+    an estimate (``start``: the fixed start, at a K beyond the enumeration)."""
+    from . import size as sized
+
+    eps, (row, _) = sized.bound(at_size)
+    form, derived = sized.lemma(at_size)[0], at_size.derived_form
+    n_small, n_size = sum(len(s.run.labels) for s in smalls), len(at_size.labels)
+    small_at = " and ".join(s.at(K) for s in smalls)
+    if not findings and not underived:
         status = PROOF
         holds = len(sized._holds(at_size.labels, at_size.sequences, K))
         how = ("after round {K} each observation reads and writes only its arm's slot, the "
@@ -331,9 +530,14 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
                "stream" else "in every round every arm's counters take one item, its own "
                "reward when played and no reward otherwise, by a schedule of their counts "
                "that reads no action, no released value and no draw").format(K=K)
-        tables = (f"every action sequence, {UNIT_TABLES}, every noise draw (per-arm schedule "
-                  f"derived from the code{', round form' if derived == 'round' else ''}: {how}; "
-                  f"every line run at T = {Ts} and T = {T} checked)")
+        sequences = "every action sequence" + ("" if start is None else
+                    f" (its start {' '.join(map(str, start))} is fixed: act reads only t and its "
+                    f"configuration in rounds 1..{K})")
+        checked = (f"{small_at} and T = {T}" if start is None else
+                   f"{', '.join(s.at(K) for s in smalls)} and K = {K}, T = {T}")
+        tables = (f"{sequences}, {horizons(cls)}, {UNIT_TABLES}, every noise draw (per-arm "
+                  f"schedule derived from the code{', round form' if derived == 'round' else ''}"
+                  f": {how}; every line run at {checked} checked)")
         cell = ("its position in that arm's stream with the arm's count" if derived == "stream"
                 else "its round")
         assumption = (f"each cell's cost is a function of its arm, the start and {cell} (the "
@@ -341,52 +545,99 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
                       f"dependence analysis: docs/accountant.md#proof-at-your-size), and costs "
                       f"only accumulate, so the largest cost of a cell on the {holds} sequences "
                       f"that hold one arm bounds every sequence; noise laws and information "
-                      f"flow checked on every line that ran at both sizes, every branch run "
-                      f"both ways at T = {Ts}")
+                      f"flow checked on every line that ran at every size, every branch run "
+                      f"both ways at {small_at}")
     elif not findings:
-        status = (f"{PER_ARM} (a proof at T = {Ts} by enumeration; at this size a bound for every "
-                  f"action sequence given the per-arm schedule lemma, which is checked on "
-                  f"{n_small + n_size} sequences, not derived from the code: "
-                  f"{underived[0] if underived else 'the lemma holds in the ' + str(form) + ' form, the analysis derives the ' + str(derived) + ' form'})")
+        status = (f"{PER_ARM} (a proof at {small_at} by enumeration; at this size a bound for "
+                  f"every action sequence given the per-arm schedule lemma, which is checked on "
+                  f"{n_small + n_size} sequences, not derived from the code: {underived[0]})")
         tables = (f"{UNIT_TABLES} (every action sequence given the per-arm schedule, {form} "
-                  f"form: checked on {n_small} action sequences at T = {Ts} and {n_size} at "
+                  f"form: checked on {n_small} action sequences at {small_at} and {n_size} at "
                   f"this size; every noise draw)")
-        assumption = (f"each cell's cost is a function of its arm and its "
-                      f"{'position in that arm' + chr(39) + 's stream (with the arm' + chr(39) + 's count)' if form == 'stream' else 'round'}"
-                      f" (the per-arm schedule lemma, checked on every action sequence at "
-                      f"T = {Ts}, where the bound is a proof by enumeration, and on {n_size} "
-                      f"sequences at T = {T}); the largest cost of a cell on the sequences "
-                      f"that hold one arm bounds every sequence; noise laws and information "
-                      f"flow checked on every line that ran at both sizes, every branch run "
-                      f"at T = {Ts}")
+        position = ("position in that arm's stream (with the arm's count)" if form == "stream"
+                    else "round")
+        assumption = (f"each cell's cost is a function of its arm and its {position} (the "
+                      f"per-arm schedule lemma, checked on every action sequence at {small_at}, "
+                      f"where the bound is a proof by enumeration, and on {n_size} sequences at "
+                      f"T = {T}); the largest cost of a cell on the sequences that hold one arm "
+                      f"bounds every sequence; noise laws and information flow checked on every "
+                      f"line that ran at every size, every branch run at {small_at}")
         findings = underived
     else:
-        eps = max(eps, worst)
+        eps = max([eps, float(np.max(at_size.cost[:, 1:]))]
+                  + [s.accounting.epsilon for s in smalls])
         row = None
         status = (f"estimate from the per-arm schedule at this size, not a proof "
                   f"({'; '.join(reasons[:2]) or findings[0][:100]})")
         tables = (f"tables with entries in [0, 1] on {n_size} traced action sequences "
                   f"(the per-arm schedule did not hold or a check failed)")
         assumption = (f"maximum over the cells of {n_size} action sequences traced at T = "
-                      f"{T} with linear forms; other sequences are not covered")
-        findings += underived
+                      f"{T} with linear forms and the bounds at {small_at}; other sequences "
+                      f"are not covered")
+        findings = findings + underived
     rows = at_size.cost[:, 1:].max(axis=0)
     per_row = ({t + 1: float(c) for t, c in enumerate(rows) if c > 0} if T <= PER_ROW_T
                else {row: eps} if row is not None else {})
     return Accounting(eps, 0.0, "basic composition of each row's releases, parallel across "
-                      "rows", row, per_row,
-                      at_size.releases, n_small + n_size, assumption, K, T, status,
-                      "per-arm", tuple(findings[:8]), tables)
+                      "rows", row, per_row, at_size.releases, n_small + n_size, assumption, K, T,
+                      status, "per-arm", tuple(_merged(findings)[:8]), tables)
+
+
+def _merged(findings: list[str]) -> list[str]:
+    """The findings with one line for a finding made at several small sizes
+    (``at K = 2, T = 8 and K = 3, T = 5: ...``), in the order of their first appearance."""
+    out: list[Any] = []
+    first: dict[str, int] = {}
+    for f in findings:
+        at, sep, what = f.partition(": ")
+        if not (sep and at.startswith("at K = ")):
+            out.append(f)
+        elif what in first:
+            out[first[what]][0].append(at[3:])
+        else:
+            first[what] = len(out)
+            out.append(([at[3:]], what))
+    return [f if isinstance(f, str) else f"at {' and '.join(f[0])}: {f[1]}" for f in out]
+
+
+def _below_small(eps: float, small: _Small, K: int, T: int, cls: type) -> list[str]:
+    """The cross-check of the size-T bound against a small size's (docs/accountant.md#any-k):
+    a finding when the small size's bound is infinite, or, for an algorithm that takes no T,
+    above the size-T bound."""
+    low = small.accounting.epsilon
+    if math.isinf(low) and not math.isinf(eps):
+        return [f"below the small size's bound: infinite at {small.at(K)}, {eps:.6g} at "
+                f"K = {K}, T = {T} (never a proof at size T)"]
+    if not takes_horizon(cls) and eps < low - _BELOW * (1.0 + low):
+        return [f"below the small size's bound: {low:.6g} at {small.at(K)}, {eps:.6g} at "
+                f"K = {K}, T = {T} (for an algorithm that takes no T the bound at T cannot be "
+                f"below a shorter run's; the size-T analysis missed a cost)"]
+    return []
+
+
+_BELOW = 1e-9
+"""Relative rounding allowed between the size-T bound and a small size's before the first is
+called below the second (the same tolerance as the forms against the lockstep costs)."""
+
+
+def _unseen_lines(covered: coverage.Coverage, smalls: list[_Small], K: int, T: int) -> list[str]:
+    """Lines of the algorithm's code that ran at K, T but at no small size, where every branch
+    had to run both ways under the analysis."""
+    seen = set().union(*(_lines(s.covered) for s in smalls))
+    new = sorted(_lines(covered) - seen)
+    return [f"at K = {K}, T = {T}: {os.path.basename(f)}:{line} ran, which ran at no enumerated "
+            f"size ({', '.join(s.at(K) for s in smalls)})" for f, line in new[:3]]
 
 
 def _forms_follow(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
-                  policy_class: type | None, params: dict[str, Any]) -> str | None:
-    """A quick first cross-check (before the enumeration): on the sequences that hold one arm
-    after the start 0..K-1 and on round-robin, each cell's cost by the linear forms against
-    the lockstep trace's; why they differ, or None (the enumeration's cross-check follows)."""
+                  policy_class: type | None, params: dict[str, Any],
+                  start: tuple[int, ...] | None = None) -> NotAtSize | None:
+    """A quick first cross-check (before the enumeration, or at a K beyond it): on the
+    sequences that hold one arm after ``start`` (default 0..K-1) and on round-robin, each cell's
+    cost by the linear forms against the lockstep trace's; why they differ, or None."""
     from . import size as sized
 
-    start = list(range(K))
+    start = list(range(K)) if start is None else list(start)
     sequences = [(sized.hold_label(tuple(start), a), np.array(start + [a] * (T - K)))
                  for a in range(K)]
     sequences.append(("round-robin", np.array(start + [t % K for t in range(T - K)])))
@@ -406,10 +657,8 @@ def _forms_follow(name: str, *, epsilon: float, variant: str | None, K: int, T: 
     if agree.all():
         return None
     s, t = (int(v[0]) for v in np.nonzero(~agree))
-    return (f"the linear forms do not follow this code: on {sequences[s][0]} at T = {T}, cell "
-            f"x{t + 1},{int(sequences[s][1][t])} costs {got[s, t]:.4g} by the forms and "
-            f"{want[s, t]:.4g} by the lockstep runs (a value moved where the forms are not "
-            f"followed, such as np.asarray; docs/accountant.md#what-the-tracer-cannot-see)")
+    return NotAtSize(_unfollowed(sequences[s][0], K, T, t, int(sequences[s][1][t]), got[s, t],
+                                 want[s, t]))
 
 
 def traced_small(name: str, *, epsilon: float, variant: str | None, K: int, T: int,

@@ -18,7 +18,8 @@ from .options import EXIT_CODES, Parser, check_backend
 
 __all__ = ["main", "build_parser", "COMMANDS", "defaults", "options_table"]
 
-COMMANDS: tuple[str, ...] = ("list", "run", "audit", "bounds", "validate", "report", "reproduce")
+COMMANDS: tuple[str, ...] = ("list", "run", "audit", "prove", "bounds", "validate", "report",
+                             "reproduce")
 """The subcommands, in the order ``dpbandits --help`` lists them."""
 
 _MODULES = {"list": "listing"}
