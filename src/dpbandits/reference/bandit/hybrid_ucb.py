@@ -167,9 +167,9 @@ class HybridUCB(PolicyBase):
 
     # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
-        self._make_room((t + 1).bit_length())     # r_j + 1 levels: r_j <= log2(O_j + 1), O_j <= t
         if t <= self.K:
             return np.full(self.runs, t - 1)                                     # [Alg.4 l.2]
+        self._make_room((t + 1).bit_length())     # r_j + 1 levels: r_j <= log2(O_j + 1), O_j <= t
         return self.argmax(self.index(t))                                        # [Alg.4 l.5]
 
     def observe(self, t: int, actions: np.ndarray, feedback: np.ndarray) -> None:
