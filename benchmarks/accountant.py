@@ -101,9 +101,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
+import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 from unittest import mock
+
+from baseline import add_baseline
+from baseline import sources as baseline_sources
 
 from dpbandits.accountant import PER_ARM, TRACE_CELLS, TooLargeToTrace, coverage, proof_size, traced_upper
 from dpbandits.cli.listing import _traced
@@ -142,31 +150,77 @@ def _label(spec: str) -> tuple[str, str | None]:
     return name, variant or None
 
 
-def _at_size(spec: str, T: int) -> str:
+def _measure(spec: str, K: int, T: int, sequences_only: bool) -> dict:
+    """In the child process (the package on its PYTHONPATH): the size-T bound of ``spec`` at K
+    and T by ``traced_upper`` or, with ``sequences_only``, the size-T stage alone (the traced
+    sequences at K and T with the dependence analysis, as ``traced_upper`` runs it after its
+    checks at the small size); its outputs, wall seconds and CPU seconds."""
+    from dpbandits.accountant import size as sized
+
     name, variant = _label(spec)
     start, cpu = time.perf_counter(), time.process_time()
-    try:
-        bound = traced_upper(name, variant=variant, K=2, T=T, delta=0.0)
-    except TooLargeToTrace as e:
-        seconds, used = time.perf_counter() - start, time.process_time() - cpu
-        why = str(e).split("; ", 1)[-1] if "; " in str(e) else str(e)
-        return f"| {spec} | no bound ({why[:120]}) | - | {seconds:.1f} | {used:.1f} |"
-    seconds, used = time.perf_counter() - start, time.process_time() - cpu
-    status = ("proof" if bound.proof else "per-arm bound" if bound.status.startswith(PER_ARM)
-              else "estimate")
-    why = "" if status != "estimate" else f" ({bound.findings[0][:100]})" if bound.findings else ""
-    return f"| {spec} | {status}{why} | {bound.epsilon:.4g} | {seconds:.1f} | {used:.1f} |"
+    if sequences_only:
+        run = sized.symbolic_run(name, epsilon=1.0, K=K, T=T, variant=variant, params={},
+                                 policy_class=None, derive=True,
+                                 sequences=sized.size_sequences(K, T, [tuple(range(K))]))
+        form, why = sized.lemma(run)
+        eps, cell = sized.bound(run)
+        out = {"status": f"size-T stage: lemma {form}, derived {run.derived_form}",
+               "epsilon": eps, "cell": list(cell), "sequences": len(run.labels),
+               "findings": run.problems() + list(run.locality or []) + why,
+               "costs (sha256)": hashlib.sha256(run.cost.tobytes()).hexdigest()}
+    else:
+        try:
+            bound = traced_upper(name, variant=variant, K=K, T=T, delta=0.0)
+        except TooLargeToTrace as e:
+            out = {"status": f"no bound ({str(e)[:120]})", "epsilon": None, "findings": []}
+        else:
+            out = {"status": ("proof" if bound.proof else "per-arm bound"
+                              if bound.status.startswith(PER_ARM) else "estimate"),
+                   "epsilon": bound.epsilon, "findings": list(bound.findings),
+                   "full status": bound.status, "scope": bound.scope,
+                   "assumption": bound.assumption, "per_row": sorted(bound.per_row.items())}
+    out["seconds"] = time.perf_counter() - start
+    out["cpu"] = time.process_time() - cpu
+    return out
+
+
+def _child(src: Path, spec: str, K: int, T: int, sequences_only: bool) -> dict:
+    """:func:`_measure` in a fresh process on the package at ``src``."""
+    command = [sys.executable, __file__, "--child", spec, "--size-T", str(T), "--arms", str(K)]
+    done = subprocess.run(command + (["--sequences-only"] if sequences_only else []),
+                          env={**os.environ, "PYTHONPATH": str(src)}, capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        return {"status": f"failed ({done.stderr.strip().splitlines()[-1][:120]})",
+                "epsilon": None, "findings": [], "seconds": float("nan"), "cpu": float("nan")}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+_TIMING = ("seconds", "cpu")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--size-T", type=int, default=1_000_000)
+    parser.add_argument("--arms", type=int, default=2, help="K of the size-T bound")
     parser.add_argument("--size", nargs="*", default=["anytime-lazy-ucb", "lazy-dp-ts"],
                         help="algorithms (name or name:variant) bounded at --size-T")
     parser.add_argument("--skip-checks", action="store_true",
                         help="skip the table of the checks' cost")
+    parser.add_argument("--sequences-only", action="store_true",
+                        help="time the size-T stage alone (the traced sequences at K and T, "
+                             "with the dependence analysis), not the whole bound")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    add_baseline(parser)
     args = parser.parse_args()
+    if args.child is not None:
+        print(json.dumps(_measure(args.child, args.arms, args.size_T, args.sequences_only)))
+        return
+    if args.repeats < 1 or args.size_T < 1 or args.arms < 2:
+        parser.error("--repeats and --size-T must be at least 1, --arms at least 2")
+    sources = baseline_sources(parser, args.baseline_src)
     assert proof_size("anytime-lazy-ucb") == (2, 6)
     if not args.skip_checks:
         print("| work | with the checks (s) | without (s) | ratio |")
@@ -177,18 +231,33 @@ def main() -> None:
             plain, b = _best(work, args.repeats, False)
             print(f"| {label} | {checked:.2f} | {plain:.2f} | {checked / plain:.2f} |")
         print()
-    T = args.size_T
-    cells = (1 + 2 * T) * T * 2
-    print(f"At K = 2, T = {T}: the lockstep trace would hold {cells:.3g} table cells (it "
-          f"refuses above {TRACE_CELLS:.0e}: no bound); by the per-arm schedule:")
+    K, T = args.arms, args.size_T
+    cells = (1 + K * T) * T * K
+    what = ("the size-T stage alone (symbolic_run with the dependence analysis on the size-T "
+            "sequences after start 0..K-1; lemma, bound and findings)" if args.sequences_only
+            else "the bound by traced_upper")
+    print(f"At K = {K}, T = {T}: the lockstep trace would hold {cells:.3g} table cells (it "
+          f"refuses above {TRACE_CELLS:.0e}); {what}, each package in a process of its own, "
+          f"one after the other:")
     print()
-    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start; the "
-          f"CPU seconds are this process's)")
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start; CPU "
+          f"seconds are the child process's, from its start of the computation)")
     print()
-    print("| algorithm | status | eps | seconds | CPU seconds |")
-    print("|---|---|---:|---:|---:|")
+    print("| algorithm | package | status | eps | seconds | CPU seconds | outputs |")
+    print("|---|---|---|---:|---:|---:|---|")
     for spec in args.size:
-        print(_at_size(spec, T), flush=True)
+        results = {label: _child(src, spec, K, T, args.sequences_only)
+                   for label, src in sources.items()}
+        outputs = {label: {k: v for k, v in r.items() if k not in _TIMING}
+                   for label, r in results.items()}
+        same = ("" if len(sources) == 1 else "identical" if len(
+            {json.dumps(o, sort_keys=True) for o in outputs.values()}) == 1 else "DIFFER")
+        for label, r in results.items():
+            eps = "-" if r["epsilon"] is None else f"{r['epsilon']:.4g}"
+            print(f"| {spec} | {label} | {r['status']} | {eps} | {r['seconds']:.1f} | "
+                  f"{r['cpu']:.1f} | {same} |", flush=True)
+    print()
+    print(f"(load average {os.getloadavg()[0]:.1f} at the end)")
 
 
 if __name__ == "__main__":

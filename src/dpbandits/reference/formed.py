@@ -40,27 +40,27 @@ class Formed(Watched):
         return self._f
 
     def copy(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).copy(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).copy(*args, **kwargs).view(Formed)
         out._f = self._forms().copy()
         return out
 
     def reshape(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).reshape(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).reshape(*args, **kwargs).view(Formed)
         out._f = self._forms().reshape(*args, **kwargs)
         return out
 
     def ravel(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).ravel(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).ravel(*args, **kwargs).view(Formed)
         out._f = self._forms().ravel(*args, **kwargs)
         return out
 
     def flatten(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).flatten(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).flatten(*args, **kwargs).view(Formed)
         out._f = self._forms().flatten(*args, **kwargs)
         return out
 
     def transpose(self, *axes):  # type: ignore[override]
-        out = self.view(np.ndarray).transpose(*axes).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).transpose(*axes).view(Formed)
         out._f = self._forms().transpose(*axes)
         return out
 
@@ -69,7 +69,7 @@ class Formed(Watched):
         return self.transpose()
 
     def squeeze(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).squeeze(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).squeeze(*args, **kwargs).view(Formed)
         out._f = self._forms().squeeze(*args, **kwargs)
         return out
 
@@ -88,7 +88,7 @@ class Formed(Watched):
             tracer.locality.acted(f"a selection of reward-derived values by a key derived "
                                   f"from the actions ({_site()})")
         key, fancy = _plain_key(key)
-        out = np.ndarray.__getitem__(self.view(np.ndarray), key)
+        out = np.ndarray.__getitem__(np.ndarray.view(self, np.ndarray), key)
         f = self._f
         if not isinstance(out, np.ndarray):
             if f is not None:
@@ -112,8 +112,8 @@ class Formed(Watched):
             tracer.locality.item_write(key, value, tracer.width)
         key, _ = _plain_key(key)
         fv = value._f if type(value) is Formed else None
-        np.ndarray.__setitem__(self.view(np.ndarray), key,
-                               value.view(np.ndarray) if isinstance(value, np.ndarray) else value)
+        np.ndarray.__setitem__(np.ndarray.view(self, np.ndarray), key,
+                               np.ndarray.view(value, np.ndarray) if isinstance(value, np.ndarray) else value)
         if fv is None:
             if self._f is not None:
                 self._f[key] = ZERO
@@ -142,15 +142,15 @@ class Formed(Watched):
                     formed.append(x)
                 else:
                     fs.append(None)
-                plain.append(x.view(np.ndarray))
+                plain.append(np.ndarray.view(x, np.ndarray))
             elif kind is Draw:
                 return self._ufunc_via_watched(ufunc, method, inputs, kwargs)
             else:
                 fs.append(None)
-                plain.append(x.view(np.ndarray) if kind is Watched else x)
+                plain.append(np.ndarray.view(x, np.ndarray) if kind is Watched else x)
         out = kwargs.get("out", ())
         if out:
-            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, np.ndarray) else o
+            kwargs["out"] = tuple(np.ndarray.view(o, np.ndarray) if isinstance(o, np.ndarray) else o
                                   for o in out)
         result = getattr(ufunc, method)(*plain, **kwargs)
         if not formed:                  # no input carries a form: neither does the result
@@ -256,8 +256,8 @@ class Formed(Watched):
         if func in _LISTS:
             result = func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
         else:
-            result = func(*[a.view(np.ndarray) if isinstance(a, Watched) else a for a in args],
-                          **{k: v.view(np.ndarray) if isinstance(v, Watched) else v
+            result = func(*[np.ndarray.view(a, np.ndarray) if isinstance(a, Watched) else a for a in args],
+                          **{k: np.ndarray.view(v, np.ndarray) if isinstance(v, Watched) else v
                              for k, v in kwargs.items()})
         if not isinstance(result, np.ndarray) or result.dtype.kind not in "fc":
             if isinstance(result, np.ndarray) and result.dtype.kind not in "fc":
@@ -307,7 +307,7 @@ def _plain_key(key):
             if isinstance(k, np.ndarray):
                 if isinstance(k, Watched):
                     k._read_as("an index")
-                    k = k.view(np.ndarray)
+                    k = np.ndarray.view(k, np.ndarray)
                 fancy = fancy or k.ndim > 0
             elif isinstance(k, list):
                 fancy = True
@@ -316,7 +316,7 @@ def _plain_key(key):
     if isinstance(key, np.ndarray):
         if isinstance(key, Watched):
             key._read_as("an index")
-            key = key.view(np.ndarray)
+            key = np.ndarray.view(key, np.ndarray)
         return key, key.ndim > 0
     return key, isinstance(key, list)
 
