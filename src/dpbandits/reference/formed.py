@@ -10,6 +10,7 @@ import numpy as np
 from . import watched
 from .arguments import flat as _flat_args
 from .forms import ZERO, Form, Opaque, _any_form, _opaque, _symbolic, _zeros, _ZERO_SCALAR
+from .forms import _asarray
 from .watched import AFFINE_FUNCTIONS, _READ_FUNCTIONS, _READS, Draw, Watched, _site, _unwrap
 
 __all__ = ["Formed"]
@@ -193,8 +194,8 @@ class Formed(Watched):
                             "follow")
             return out[0] if len(out) == 1 else out
         if not isinstance(result, np.ndarray):
-            if forms is not None and _any_form(np.asarray(forms, dtype=object)):
-                tracer.read_form(Opaque(np.asarray(forms, dtype=object).flat),
+            if forms is not None and _any_form(_asarray(forms, dtype=object)):
+                tracer.read_form(Opaque(_asarray(forms, dtype=object).flat),
                                  "a result moved into a Python number")
             return result
         if result.dtype.kind != "f":
@@ -362,21 +363,52 @@ def _ufunc_forms(ufunc, method, inputs, kwargs, shape, fs) -> np.ndarray | None:
             if ufunc is np.multiply and (fs[0] is None or fs[1] is None):
                 v = [_unwrap(x) for x in inputs]
                 f, c = (fs[0], v[1]) if fs[1] is None else (fs[1], v[0])
-                return _broadcast(np.multiply(f, np.asarray(c, dtype=float).astype(object)),
-                                  shape)
+                c = _asarray(c, dtype=float)
+                zero = c == 0.0
+                if np.all(zero | (c == 1.0)):   # a 0/1 mask: each form kept, or ZERO
+                    return _broadcast(np.where(zero, _ZERO_OBJECT, f), shape)
+                return _broadcast(np.multiply(f, c.astype(object)), shape)
             if ufunc is np.true_divide and fs[1] is None:
-                return _broadcast(np.true_divide(fs[0], np.asarray(_unwrap(inputs[1]), dtype=float)
+                return _broadcast(np.true_divide(fs[0], _asarray(_unwrap(inputs[1]), dtype=float)
                                                  .astype(object)), shape)
         except TypeError:
             pass
     elif method in ("reduce", "accumulate") and ufunc is np.add:
         kw = {k: val for k, val in kwargs.items() if k in ("axis", "keepdims")}
+        if method == "reduce" and _rows_reduce(fs[0], kw):
+            return _broadcast(_sum_rows(fs[0]), shape)
         try:
             out = _forms_only(getattr(np.add, method)(fs[0], **kw))
             return _broadcast(out, shape)
         except TypeError:
             pass
     return _opaque(shape, *fs)
+
+
+_ZERO_OBJECT = np.empty((), dtype=object)
+_ZERO_OBJECT[()] = ZERO
+
+
+def _rows_reduce(f, kw: dict) -> bool:
+    """Whether ``np.add.reduce(f, **kw)`` sums each row of a 2-d array of forms."""
+    return (type(f) is np.ndarray and f.dtype == object and f.ndim == 2 and f.shape[1] > 0
+            and kw.get("axis", 0) in (1, -1) and not kw.get("keepdims", False))
+
+
+def _sum_rows(f: np.ndarray) -> np.ndarray:
+    """``np.add.reduce(f, axis=1)`` of forms, the same objects: the sum runs left to right, and
+    ZERO + g and g + ZERO are g itself, so each row is the sum of its other forms in order
+    (ZERO when it has none) without the Python calls of its zeros."""
+    keep = f != _ZERO_OBJECT
+    out = np.empty(f.shape[0], dtype=object)
+    out[...] = _ZERO_OBJECT
+    for r in np.flatnonzero(keep.any(axis=1)).tolist():
+        forms = f[r][keep[r]]
+        total = forms[0]
+        for g in forms[1:].tolist():
+            total = total + g
+        out[r] = total
+    return out
 
 
 def _is_opaque(f: np.ndarray) -> bool:
@@ -400,7 +432,7 @@ def _name(ufunc, method: str) -> str:
 def _broadcast(f, shape) -> np.ndarray:
     """``f`` (a ufunc's result on forms: a fresh array, or one form) as a fresh object array of
     ``shape``."""
-    f = np.asarray(f, dtype=object)
+    f = _asarray(f, dtype=object)
     if f.shape == shape and f.base is None:
         return f
     if f.shape != tuple(shape):
@@ -411,7 +443,7 @@ def _broadcast(f, shape) -> np.ndarray:
 
 
 def _forms_only(f) -> np.ndarray:
-    f = np.asarray(f, dtype=object)
+    f = _asarray(f, dtype=object)
     for i, g in enumerate(f.flat):
         if not isinstance(g, Form):
             f.flat[i] = ZERO

@@ -19,6 +19,7 @@ import numpy as np
 from . import sight, watched
 from .arguments import flat as _flat
 from .formed import Formed
+from .forms import _asarray
 
 __all__ = ["Runs", "Noisy"]
 
@@ -104,7 +105,7 @@ def _tag(value, kind: str, pos=None, runs=None, origin: str = "", played: bool =
     if isinstance(value, np.ndarray):
         out = np.ndarray.view(value, np.ndarray).view(Runs)
     elif isinstance(value, (np.generic, bool, int, float)):
-        out = np.asarray(value).view(Runs)
+        out = _asarray(value).view(Runs)
     else:
         return value
     out._kind, out._pos, out._runs, out._origin = kind, pos, runs, origin
@@ -243,7 +244,7 @@ class Runs(np.ndarray):
             if _axis_is_runs(first, kwargs.get("axis", 0)):
                 if ufunc is np.logical_or and kind in (_COUNT, _PUBLIC) and np.ndim(result) == 0:
                     kind = _ANY
-                    runs = frozenset(first._pos[np.asarray(_plain(first), bool).reshape(
+                    runs = frozenset(first._pos[_asarray(_plain(first), bool).reshape(
                         first.shape[0], -1).any(axis=1)].tolist())
                 elif kind != _FLOAT:
                     kind = _ACROSS
@@ -282,7 +283,7 @@ class Runs(np.ndarray):
                 and _axis_is_runs(first, kwargs.get("axis", args[1] if len(args) > 1 and
                                                    func is not np.where else None)):
             if func is np.any and kind in (_COUNT, _PUBLIC) and np.ndim(result) == 0:
-                return _tag(result, _ANY, None, frozenset(first._pos[np.asarray(
+                return _tag(result, _ANY, None, frozenset(first._pos[_asarray(
                     _plain(first), bool).reshape(first.shape[0], -1).any(axis=1)].tolist()),
                     played=played)
             kind = _ACROSS if kind != _FLOAT else kind
@@ -299,7 +300,7 @@ class Runs(np.ndarray):
         n = np.ndarray.size.__get__(self)
         if self._pos is None or self._kind not in (_COUNT, *_ROLES):
             return n
-        return _tag(np.asarray(n), _ANY, None, frozenset(self._pos.tolist()),
+        return _tag(_asarray(n), _ANY, None, frozenset(self._pos.tolist()),
                     played=self._played)
 
     def _demote(self) -> None:
@@ -501,7 +502,7 @@ def _noisy(result):
         out._f = f if f is not None and f.shape == out.shape else None
         return out
     if isinstance(result, (np.floating, float)):
-        return np.asarray(result).view(Noisy)
+        return _asarray(result).view(Noisy)
     return _tag(result, _FLOAT)
 
 
