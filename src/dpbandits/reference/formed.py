@@ -114,7 +114,8 @@ class Formed(Watched):
         key, _ = _plain_key(key)
         fv = value._f if type(value) is Formed else None
         np.ndarray.__setitem__(np.ndarray.view(self, np.ndarray), key,
-                               np.ndarray.view(value, np.ndarray) if isinstance(value, np.ndarray) else value)
+                               np.ndarray.view(value, np.ndarray)
+                               if isinstance(value, np.ndarray) else value)
         if fv is None:
             if self._f is not None:
                 self._f[key] = ZERO
@@ -257,7 +258,8 @@ class Formed(Watched):
         if func in _LISTS:
             result = func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
         else:
-            result = func(*[np.ndarray.view(a, np.ndarray) if isinstance(a, Watched) else a for a in args],
+            result = func(*[np.ndarray.view(a, np.ndarray) if isinstance(a, Watched) else a
+                            for a in args],
                           **{k: np.ndarray.view(v, np.ndarray) if isinstance(v, Watched) else v
                              for k, v in kwargs.items()})
         if not isinstance(result, np.ndarray) or result.dtype.kind not in "fc":

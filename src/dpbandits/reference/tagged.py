@@ -231,7 +231,8 @@ class Runs(np.ndarray):
             return NotImplemented       # the forms' arrays compute, then call back on plain
         kind = _combine(inputs)
         if outs:
-            kwargs["out"] = tuple(np.ndarray.view(o, np.ndarray) if type(o) is Runs else o for o in outs)
+            kwargs["out"] = tuple(np.ndarray.view(o, np.ndarray) if type(o) is Runs else o
+                                  for o in outs)
         result = getattr(ufunc, method)(*[np.ndarray.view(x, np.ndarray) if type(x) is Runs else x
                                           for x in inputs], **kwargs)
         played = _played_of(inputs)
