@@ -2,8 +2,19 @@
 its bound at the user's size, by the per-arm schedule (a bound given a checked lemma, not a
 proof).
 
-Usage: python benchmarks/accountant.py [--repeats N] [--size-T T] [--size ALGORITHM ...]
-       [--skip-checks]
+Usage: python benchmarks/accountant.py [--repeats N] [--size-T T] [--arms K]
+       [--size ALGORITHM ...] [--skip-checks] [--sequences-only] [--baseline-src DIR]
+
+The size-T part runs each algorithm of ``--size`` at ``--arms`` K and ``--size-T`` T in a
+process of its own, on this package and, with ``--baseline-src DIR`` (``git archive COMMIT src
+| tar -x -C DIR``, then ``DIR/src``), on the older package right after it, and prints both rows
+with the child's wall and CPU seconds and whether their outputs (status, epsilon, findings,
+scope, assumption and per-row costs; with ``--sequences-only`` the lemma, the bound, the
+findings and a hash of every traced cell's cost) are identical. ``--sequences-only`` times the
+size-T stage alone (:func:`dpbandits.accountant.size.symbolic_run` with the dependence analysis
+on the sequences of :func:`~dpbandits.accountant.size.size_sequences` after the start
+0..K-1), the part of the bound that grows with T, at any K (the whole bound needs an
+enumeration at the small size, which does not fit at K >= 4).
 
 A proof (docs/accountant.md#what-a-proof-is) enumerates every action sequence on every {0, 1}
 table and, while the policy runs, checks the code: the policy's state and feedback are watched
