@@ -106,6 +106,34 @@ form, DP-UCB by the round form (docs/accountant.md#round-form), each derived fro
 | dp-ucb-bound [corrected] | no bound | proof | 1 | 59.0 | 22.9 |
 | dp-ucb-bound [paper] | no bound | proof | 2 | 30.0 | 23.2 |
 | private-ucb | no bound | proof | 0.5 | 41.6 | 15.1 |
+
+The size-T mode made cheaper per round, the same outputs (measured side by side with
+``--skip-checks --baseline-src BASE/src``, BASE the main branch before the change; a machine
+shared with other work, load average 15 to 22 on 2 cores, so the wall seconds say little and
+the CPU seconds are the comparison; every row's outputs identical to the baseline's). Profiled
+first (cProfile, Anytime-Lazy-UCB at K = 2, T = 2 10^4, and DP-UCB at T = 5000): most of the
+time was the tracers' own Python layers, not the policy's arithmetic. The cuts: the tracers'
+own plain views of followed arrays and their own np.asarray/np.array no longer go through the
+fail-closed hooks meant for the policy's code (which returned at once for the tracers' frames,
+after walking the argument: 12 of 52 CPU seconds of DP-UCB went to walking tuples of form ids
+element by element); the test of state sharing memory with per-(run, arm) state is made again
+only when an array moved; arrays updated in every slot are not compared element by element
+after observe (any change is allowed there); a product of forms by a 0/1 mask and a row sum of
+forms skip the Python calls of their zeros; the rank of a tagged value is read directly.
+
+| algorithm | K | T | part | baseline: CPU seconds | now: CPU seconds | outputs |
+|---|---:|---:|---|---:|---:|---|
+| anytime-lazy-ucb | 2 | 10^5 | whole bound (proof, eps 1) | 59.6 | 39.2 | identical |
+| dp-ucb (round form) | 2 | 10^4 | whole bound (proof, eps 1) | 50.1 | 36.9 | identical |
+| anytime-lazy-ucb | 10 | 10^4 | size-T stage (stream form, eps 1) | 6.4 | 4.4 | identical |
+The targets (Anytime-Lazy-UCB at K = 2, T = 10^6 and DP-UCB at T = 10^5, each within 60 CPU
+seconds) are not met: at about 0.36 ms of CPU per round (K = 2, 8 sequences at once; the
+slope between T = 2000, 3.6 s, and T = 10^5) the first would take about 370 s, and DP-UCB, about
+2.8 ms per round in its tree counters' object arrays (14.9 s at T = 2000), about 290 s at 10^5
+(both extrapolated at this load, not measured). What remains per round is
+the policy's every numpy operation through the forms' and tags' Python hooks (tens of
+microseconds each) and the dependence analysis's two snapshots of the state; a minute at 10^6
+needs those done without a Python call per operation.
 """
 
 from __future__ import annotations
