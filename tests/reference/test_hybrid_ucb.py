@@ -192,15 +192,22 @@ def test_zero_noise_gives_the_exact_mean_of_all_observations_in_every_run():
 
 
 @pytest.mark.exact
+def play(policy: HybridUCB, t: int, arm: int, x: np.ndarray) -> None:
+    """Round t with ``arm`` forced: act(t) (which makes room for round t's tree levels) and
+    observe(t)."""
+    policy.act(t)
+    policy.observe(t, np.array([arm]), x)
+
+
 def test_state_after_a_filled_tree_is_the_next_partition():
     """(state): r_j = floor(log2(O_j + 1)) at all times, and with zero noise F~ holds the
     first 2^r_j - 1 observations, the array being filled and tree r_j the rest."""
     policy = HybridUCB(2, epsilon=1.0, rng=ScriptedNoise(seed=6))
     x = np.random.default_rng(7).random(80)
-    policy.observe(1, np.array([0]), x[:1])
-    policy.observe(2, np.array([1]), np.array([0.5]))
+    play(policy, 1, 0, x[:1])
+    play(policy, 2, 1, np.array([0.5]))
     for n in range(2, 81):
-        policy.observe(n + 1, np.array([0]), x[n - 1:n])
+        play(policy, n + 1, 0, x[n - 1:n])
         r = int(policy.r[0, 0])
         assert r == int(math.floor(math.log2(n + 1)))
         assert policy.F_tilde[0, 0] == pytest.approx(x[: 2 ** r - 1].sum())
@@ -245,12 +252,12 @@ def exact_privacy_losses(variant: str, epsilon: float, trees: int = 6) -> np.nda
     N = 2 ** trees - 1
     rng = ScriptedNoise(seed=11)
     policy = HybridUCB(2, epsilon=epsilon, rng=rng, variant=variant)
-    policy.observe(1, np.array([0]), np.array([0.0]))
+    play(policy, 1, 0, np.array([0.0]))
     slots = list(drawn_slots(1))
-    policy.observe(2, np.array([1]), np.array([0.0]))   # arm 1's own Z^(0): not ours
+    play(policy, 2, 1, np.array([0.0]))                 # arm 1's own Z^(0): not ours
     rng.calls.pop()
     for n in range(2, N + 1):
-        policy.observe(n + 1, np.array([0]), np.array([0.5]))
+        play(policy, n + 1, 0, np.array([0.5]))
         slots.extend(drawn_slots(n))
     scales = [float(np.ravel(scale)[0]) for scale, _ in rng.calls]
     assert len(scales) == len(slots)

@@ -476,7 +476,8 @@ class Locality:
                     self._only_local(a, b, bb, fa, fb, actions):
                 continue
             if a.shape != b.shape:
-                self.finding(f"{where} reshapes {name}")
+                if not _zero_extended(a, fa, b, fb, zero):
+                    self.finding(f"{where} reshapes {name}")
                 continue
             if actions is not None and self._is_slot(b) and self.is_every(name):
                 continue                # updated in every slot: any change is allowed
@@ -628,3 +629,17 @@ class Locality:
                     self.finding(f"after the start {name}[{r}, {k}] holds a reward of another "
                                  f"run or arm")
                     return
+
+
+def _zero_extended(a: np.ndarray, fa, b: np.ndarray, fb, zero: int) -> bool:
+    """Whether ``b`` is ``a`` grown along its last axis by zeros with no form (room made for
+    more levels, as Hybrid-UCB's p-sums get): every slot keeps its values and forms at the same
+    indices, and the new entries carry nothing."""
+    n = a.shape[-1] if a.ndim else 0
+    if a.ndim == 0 or a.shape[:-1] != b.shape[:-1] or b.shape[-1] < n:
+        return False
+    ia = np.array(fa if fa is not None else (zero,) * a.size).reshape(a.shape)
+    ib = np.array(fb if fb is not None else (zero,) * b.size).reshape(b.shape)
+    return (np.array_equal(b[..., :n], a, equal_nan=True) and (ib[..., :n] == ia).all()
+            and not b[..., n:].any() and (ib[..., n:] == zero).all())
+

@@ -68,11 +68,13 @@ import math
 
 import numpy as np
 
+from ...errors import DPBanditsError
 from ..declarations import HybridItem
 from ..mechanisms import binary_step, release_epoch
 from ..noise import decision, laplace, release
 from ..policy import PolicyBase
 from ..privacy import Guarantee, PrivacyClaim, Variant
+from ..sight import for_a_check
 
 __all__ = ["HybridUCB"]
 
@@ -124,7 +126,8 @@ class HybridUCB(PolicyBase):
         self.B_tilde = np.zeros(shape)        # B~_{j,r_j}: noisy prefix sum of tree r_j, eq. (33)
         self.mu_tilde = np.zeros(shape)       # mu~_{j,O_j}: the private mean, eq. (34)
         # Chan et al.'s p-sums alpha of tree r_j by level, and alpha_hat with their persistent
-        # node noise Y; the level axis grows with r_j (tree r has r + 1 levels).
+        # node noise Y; the level axis (tree r has r + 1 levels) grows in act(t) with the round
+        # alone (observe(t) follows act(t), as in every run of a policy).
         self.alpha = np.zeros(shape + (2,))
         self.alpha_hat = np.zeros(shape + (2,))
         self._array_scale = 2.0 / self.epsilon                     # Lap(1/(0.5 eps))
@@ -164,6 +167,7 @@ class HybridUCB(PolicyBase):
 
     # --8<-- [start:act-observe]
     def act(self, t: int) -> np.ndarray:
+        self._make_room((t + 1).bit_length())     # r_j + 1 levels: r_j <= log2(O_j + 1), O_j <= t
         if t <= self.K:
             return np.full(self.runs, t - 1)                                     # [Alg.4 l.2]
         return self.argmax(self.index(t))                                        # [Alg.4 l.5]
@@ -172,6 +176,9 @@ class HybridUCB(PolicyBase):
         x = self.check_observation(t, actions, feedback)
         rows, j = self._rows, actions
         if t <= self.K:
+            if (for_a_check(actions) != t - 1).any():
+                raise DPBanditsError(f"Hybrid-UCB pulls arm {t - 1} in round {t} (Alg. 4 l.2); "
+                                     f"another arm is refused there")
             Z0 = laplace(self.rng, self._array_scale, self.runs)
             self.F_tilde[rows, j] = release(x, Z0)                                       # [Alg.4 l.2]
             self.mu_tilde[rows, j] = self.F_tilde[rows, j]
@@ -199,15 +206,14 @@ class HybridUCB(PolicyBase):
             self.alpha[i, jf] = 0.0
             self.alpha_hat[i, jf] = 0.0
             self.B_tilde[i, jf] = 0.0
-            self._make_room(int(self.r[i, jf].max()) + 1)
 
     # --8<-- [end:act-observe]
 
     def _make_room(self, levels: int) -> None:
-        """Give the p-sum arrays at least ``levels`` levels (tree r needs r + 1)."""
+        """Give the p-sum arrays at least ``levels`` levels (tree r needs r + 1), by zeros at the
+        end (a function of the round alone, so that every arm's slot keeps its values)."""
         have = self.alpha.shape[-1]
         if levels > have:
-            extra = max(levels, 2 * have) - have
-            pad = ((0, 0), (0, 0), (0, extra))
-            self.alpha = np.pad(self.alpha, pad)
-            self.alpha_hat = np.pad(self.alpha_hat, pad)
+            room = np.zeros(self.alpha.shape[:-1] + (max(levels, 2 * have) - have,))
+            self.alpha = np.concatenate([self.alpha, room], axis=-1)
+            self.alpha_hat = np.concatenate([self.alpha_hat, room], axis=-1)
