@@ -79,3 +79,40 @@ def test_an_opaque_part_of_a_run_is_unbounded_in_its_cells():
     ids, coefs = flatten(Opaque([run]) + Leaf(9))
     assert np.array_equal(ids, [2, 5, 9]) and np.array_equal(coefs, [np.inf, np.inf, 1.0])
     assert flatten(_Sum(run, run * -1.0))[0].size == 0      # a zero sum keeps no cell
+
+
+def _random_forms(seed: int, shape: tuple[int, int]) -> np.ndarray:
+    """An object array of forms, most of them ZERO (as the tree counters' levels are)."""
+    rng = np.random.default_rng(seed)
+    f = np.empty(shape, dtype=object)
+    f.fill(ZERO)
+    for index in np.ndindex(*shape):
+        u = rng.random()
+        if u < 0.25:
+            f[index] = Leaf(int(rng.integers(30)))
+        elif u < 0.4:
+            f[index] = Leaf(int(rng.integers(30))) + Leaf(int(rng.integers(30))) + Leaf(7)
+        elif u < 0.45:
+            f[index] = Leaf(int(rng.integers(30))) * -2.5
+    return f
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_row_sums_and_mask_products_of_forms_are_numpys(seed):
+    """The quick paths of the forms' arrays give what numpy's object loops give: a row sum of
+    a 2-d array that adds only its non-ZERO forms, and a product by a 0/1 mask that keeps each
+    form (the same object) or puts ZERO."""
+    from dpbandits.reference.formed import _sum_rows, _ufunc_forms
+
+    rng = np.random.default_rng(1000 + seed)
+    shape = (int(rng.integers(1, 7)), int(rng.integers(1, 9)))
+    ours, numpys = _sum_rows(_random_forms(seed, shape)), np.add.reduce(
+        _random_forms(seed, shape), axis=1)     # built twice: a sum may extend a run's buffer
+    for a, b in zip(ours, numpys):
+        assert (a is ZERO) == (b is ZERO) and type(a) is type(b)
+        _same(a, b)
+    f = _random_forms(seed, shape)
+    mask = rng.random(shape) < 0.5
+    product = _ufunc_forms(np.multiply, "__call__", (None, mask), {}, shape, [f, None])
+    expected = np.multiply(f, mask.astype(float).astype(object))
+    assert all(a is b for a, b in zip(product.flat, expected.flat))

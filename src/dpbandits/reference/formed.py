@@ -10,6 +10,7 @@ import numpy as np
 from . import watched
 from .arguments import flat as _flat_args
 from .forms import ZERO, Form, Opaque, _any_form, _opaque, _symbolic, _zeros, _ZERO_SCALAR
+from .forms import _asarray
 from .watched import AFFINE_FUNCTIONS, _READ_FUNCTIONS, _READS, Draw, Watched, _site, _unwrap
 
 __all__ = ["Formed"]
@@ -40,27 +41,27 @@ class Formed(Watched):
         return self._f
 
     def copy(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).copy(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).copy(*args, **kwargs).view(Formed)
         out._f = self._forms().copy()
         return out
 
     def reshape(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).reshape(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).reshape(*args, **kwargs).view(Formed)
         out._f = self._forms().reshape(*args, **kwargs)
         return out
 
     def ravel(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).ravel(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).ravel(*args, **kwargs).view(Formed)
         out._f = self._forms().ravel(*args, **kwargs)
         return out
 
     def flatten(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).flatten(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).flatten(*args, **kwargs).view(Formed)
         out._f = self._forms().flatten(*args, **kwargs)
         return out
 
     def transpose(self, *axes):  # type: ignore[override]
-        out = self.view(np.ndarray).transpose(*axes).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).transpose(*axes).view(Formed)
         out._f = self._forms().transpose(*axes)
         return out
 
@@ -69,7 +70,7 @@ class Formed(Watched):
         return self.transpose()
 
     def squeeze(self, *args, **kwargs):  # type: ignore[override]
-        out = self.view(np.ndarray).squeeze(*args, **kwargs).view(Formed)
+        out = np.ndarray.view(self, np.ndarray).squeeze(*args, **kwargs).view(Formed)
         out._f = self._forms().squeeze(*args, **kwargs)
         return out
 
@@ -88,7 +89,7 @@ class Formed(Watched):
             tracer.locality.acted(f"a selection of reward-derived values by a key derived "
                                   f"from the actions ({_site()})")
         key, fancy = _plain_key(key)
-        out = np.ndarray.__getitem__(self.view(np.ndarray), key)
+        out = np.ndarray.__getitem__(np.ndarray.view(self, np.ndarray), key)
         f = self._f
         if not isinstance(out, np.ndarray):
             if f is not None:
@@ -112,8 +113,9 @@ class Formed(Watched):
             tracer.locality.item_write(key, value, tracer.width)
         key, _ = _plain_key(key)
         fv = value._f if type(value) is Formed else None
-        np.ndarray.__setitem__(self.view(np.ndarray), key,
-                               value.view(np.ndarray) if isinstance(value, np.ndarray) else value)
+        np.ndarray.__setitem__(np.ndarray.view(self, np.ndarray), key,
+                               np.ndarray.view(value, np.ndarray)
+                               if isinstance(value, np.ndarray) else value)
         if fv is None:
             if self._f is not None:
                 self._f[key] = ZERO
@@ -142,15 +144,15 @@ class Formed(Watched):
                     formed.append(x)
                 else:
                     fs.append(None)
-                plain.append(x.view(np.ndarray))
+                plain.append(np.ndarray.view(x, np.ndarray))
             elif kind is Draw:
                 return self._ufunc_via_watched(ufunc, method, inputs, kwargs)
             else:
                 fs.append(None)
-                plain.append(x.view(np.ndarray) if kind is Watched else x)
+                plain.append(np.ndarray.view(x, np.ndarray) if kind is Watched else x)
         out = kwargs.get("out", ())
         if out:
-            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, np.ndarray) else o
+            kwargs["out"] = tuple(np.ndarray.view(o, np.ndarray) if isinstance(o, np.ndarray) else o
                                   for o in out)
         result = getattr(ufunc, method)(*plain, **kwargs)
         if not formed:                  # no input carries a form: neither does the result
@@ -193,8 +195,8 @@ class Formed(Watched):
                             "follow")
             return out[0] if len(out) == 1 else out
         if not isinstance(result, np.ndarray):
-            if forms is not None and _any_form(np.asarray(forms, dtype=object)):
-                tracer.read_form(Opaque(np.asarray(forms, dtype=object).flat),
+            if forms is not None and _any_form(_asarray(forms, dtype=object)):
+                tracer.read_form(Opaque(_asarray(forms, dtype=object).flat),
                                  "a result moved into a Python number")
             return result
         if result.dtype.kind != "f":
@@ -256,8 +258,9 @@ class Formed(Watched):
         if func in _LISTS:
             result = func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
         else:
-            result = func(*[a.view(np.ndarray) if isinstance(a, Watched) else a for a in args],
-                          **{k: v.view(np.ndarray) if isinstance(v, Watched) else v
+            result = func(*[np.ndarray.view(a, np.ndarray) if isinstance(a, Watched) else a
+                            for a in args],
+                          **{k: np.ndarray.view(v, np.ndarray) if isinstance(v, Watched) else v
                              for k, v in kwargs.items()})
         if not isinstance(result, np.ndarray) or result.dtype.kind not in "fc":
             if isinstance(result, np.ndarray) and result.dtype.kind not in "fc":
@@ -307,7 +310,7 @@ def _plain_key(key):
             if isinstance(k, np.ndarray):
                 if isinstance(k, Watched):
                     k._read_as("an index")
-                    k = k.view(np.ndarray)
+                    k = np.ndarray.view(k, np.ndarray)
                 fancy = fancy or k.ndim > 0
             elif isinstance(k, list):
                 fancy = True
@@ -316,7 +319,7 @@ def _plain_key(key):
     if isinstance(key, np.ndarray):
         if isinstance(key, Watched):
             key._read_as("an index")
-            key = key.view(np.ndarray)
+            key = np.ndarray.view(key, np.ndarray)
         return key, key.ndim > 0
     return key, isinstance(key, list)
 
@@ -362,21 +365,52 @@ def _ufunc_forms(ufunc, method, inputs, kwargs, shape, fs) -> np.ndarray | None:
             if ufunc is np.multiply and (fs[0] is None or fs[1] is None):
                 v = [_unwrap(x) for x in inputs]
                 f, c = (fs[0], v[1]) if fs[1] is None else (fs[1], v[0])
-                return _broadcast(np.multiply(f, np.asarray(c, dtype=float).astype(object)),
-                                  shape)
+                c = _asarray(c, dtype=float)
+                zero = c == 0.0
+                if np.all(zero | (c == 1.0)):   # a 0/1 mask: each form kept, or ZERO
+                    return _broadcast(np.where(zero, _ZERO_OBJECT, f), shape)
+                return _broadcast(np.multiply(f, c.astype(object)), shape)
             if ufunc is np.true_divide and fs[1] is None:
-                return _broadcast(np.true_divide(fs[0], np.asarray(_unwrap(inputs[1]), dtype=float)
+                return _broadcast(np.true_divide(fs[0], _asarray(_unwrap(inputs[1]), dtype=float)
                                                  .astype(object)), shape)
         except TypeError:
             pass
     elif method in ("reduce", "accumulate") and ufunc is np.add:
         kw = {k: val for k, val in kwargs.items() if k in ("axis", "keepdims")}
+        if method == "reduce" and _rows_reduce(fs[0], kw):
+            return _broadcast(_sum_rows(fs[0]), shape)
         try:
             out = _forms_only(getattr(np.add, method)(fs[0], **kw))
             return _broadcast(out, shape)
         except TypeError:
             pass
     return _opaque(shape, *fs)
+
+
+_ZERO_OBJECT = np.empty((), dtype=object)
+_ZERO_OBJECT[()] = ZERO
+
+
+def _rows_reduce(f, kw: dict) -> bool:
+    """Whether ``np.add.reduce(f, **kw)`` sums each row of a 2-d array of forms."""
+    return (type(f) is np.ndarray and f.dtype == object and f.ndim == 2 and f.shape[1] > 0
+            and kw.get("axis", 0) in (1, -1) and not kw.get("keepdims", False))
+
+
+def _sum_rows(f: np.ndarray) -> np.ndarray:
+    """``np.add.reduce(f, axis=1)`` of forms, the same objects: the sum runs left to right, and
+    ZERO + g and g + ZERO are g itself, so each row is the sum of its other forms in order
+    (ZERO when it has none) without the Python calls of its zeros."""
+    keep = f != _ZERO_OBJECT
+    out = np.empty(f.shape[0], dtype=object)
+    out[...] = _ZERO_OBJECT
+    for r in np.flatnonzero(keep.any(axis=1)).tolist():
+        forms = f[r][keep[r]]
+        total = forms[0]
+        for g in forms[1:].tolist():
+            total = total + g
+        out[r] = total
+    return out
 
 
 def _is_opaque(f: np.ndarray) -> bool:
@@ -400,7 +434,7 @@ def _name(ufunc, method: str) -> str:
 def _broadcast(f, shape) -> np.ndarray:
     """``f`` (a ufunc's result on forms: a fresh array, or one form) as a fresh object array of
     ``shape``."""
-    f = np.asarray(f, dtype=object)
+    f = _asarray(f, dtype=object)
     if f.shape == shape and f.base is None:
         return f
     if f.shape != tuple(shape):
@@ -411,7 +445,7 @@ def _broadcast(f, shape) -> np.ndarray:
 
 
 def _forms_only(f) -> np.ndarray:
-    f = np.asarray(f, dtype=object)
+    f = _asarray(f, dtype=object)
     for i, g in enumerate(f.flat):
         if not isinstance(g, Form):
             f.flat[i] = ZERO

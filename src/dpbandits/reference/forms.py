@@ -15,6 +15,12 @@ from . import watched
 
 __all__ = ["Form", "Leaf", "ZERO", "flatten", "forms_of"]
 
+_asarray = getattr(np.asarray, "__wrapped__", np.asarray)
+_array = getattr(np.array, "__wrapped__", np.array)
+"""numpy's plain makers for the tracers' own arrays: inside a traced block ``np.asarray`` and
+``np.array`` report a move out of sight (:mod:`~dpbandits.reference.sight`), which they skip for
+the tracers' modules after a walk of the argument (a list of cell ids, element by element)."""
+
 
 # --- linear provenance (the size-T mode of the accountant) ----------------------------------
 #
@@ -245,7 +251,7 @@ def flatten(form) -> tuple[np.ndarray, np.ndarray]:
     if form is ZERO or not isinstance(form, Form):
         return _EMPTY
     if type(form) is Leaf:
-        return np.array([form.id], np.int64), np.ones(1)
+        return _array([form.id], np.int64), np.ones(1)
     if form.flat is not None:
         return form.flat
     if type(form) is _Run and not form.cells.cached_below(form.n):
@@ -291,7 +297,7 @@ def _flat_tree(form) -> tuple[np.ndarray, np.ndarray]:
             else:                   # its chain of sums: leaves n..k+1, then prefix k's flat
                 k = g.cells.cached_below(g.n)
                 run = g.cells.first(g.n)[k:][::-1]
-                chunks.append((np.asarray(ids, np.int64), np.asarray(coefs, float)))
+                chunks.append((_asarray(ids, np.int64), _asarray(coefs, float)))
                 chunks.append((run, np.full(run.size, c)))
                 ids, coefs = [], []
                 if k:
@@ -306,7 +312,7 @@ def _flat_tree(form) -> tuple[np.ndarray, np.ndarray]:
                 if isinstance(p, Form) and p is not ZERO:
                     i, _ = flatten(p)
                     parts.append(((i, np.full(i.size, np.inf)), 1.0))
-    chunks.append((np.asarray(ids, np.int64), np.asarray(coefs, float)))
+    chunks.append((_asarray(ids, np.int64), _asarray(coefs, float)))
     all_ids = np.concatenate([i for i, _ in chunks] + [p[0] for p, _ in parts])
     all_coefs = np.concatenate([w for _, w in chunks] + [p[1] * c for p, c in parts])
     return _summed(all_ids, all_coefs)

@@ -219,6 +219,13 @@ for _name in ("copy", "reshape", "ravel", "flatten", "transpose", "squeeze", "as
 
 # --- the checker -------------------------------------------------------------------------------
 
+def _ids(ids: tuple | None, size: int) -> np.ndarray:
+    """The ids of an array's forms (None: every form is ZERO) as an integer array."""
+    if ids is None:
+        return np.full(size, id(ZERO), dtype=np.int64)
+    return np.fromiter(ids, dtype=np.int64, count=len(ids))
+
+
 _MAX_FINDINGS = 16
 
 
@@ -251,6 +258,7 @@ class Locality:
         self._owners: dict[int, Any] = {}
         self._sizes: tuple = ()
         self._before: dict[str, tuple] | None = None
+        self._layout: tuple | None = None
 
     # findings ------------------------------------------------------------------------------
     def finding(self, what: str, force: bool = False) -> None:
@@ -441,7 +449,7 @@ class Locality:
         out = {}
         for _, _, name, value in (self._values() if state is None else state):
             if isinstance(value, np.ndarray):
-                plain = value.view(np.ndarray)
+                plain = np.ndarray.view(value, np.ndarray)
                 f = getattr(value, "_f", None)
                 ids = None if f is None or f.shape != value.shape else tuple(map(id, f.flat))
                 out[name] = (plain.copy(), plain.tobytes(), ids)
@@ -471,14 +479,13 @@ class Locality:
                 if not _zero_extended(a, fa, b, fb, zero):
                     self.finding(f"{where} reshapes {name}")
                 continue
+            if actions is not None and self._is_slot(b) and self.is_every(name):
+                continue                # updated in every slot: any change is allowed
             moved = (a != b) & ~((a != a) & (b != b))
             if fa != fb:
-                ia = np.array(fa if fa is not None else (zero,) * a.size).reshape(a.shape)
-                ib = np.array(fb if fb is not None else (zero,) * b.size).reshape(b.shape)
-                moved = moved | (ia != ib)
+                moved = moved | (_ids(fa, a.size).reshape(a.shape)
+                                 != _ids(fb, b.size).reshape(b.shape))
             if not moved.any():
-                continue
-            if actions is not None and self._is_slot(b) and self.is_every(name):
                 continue
             if actions is not None and self._is_slot(b):
                 local = np.zeros((self.R, self.K), bool)
@@ -530,17 +537,10 @@ class Locality:
         self._entered_frames = []
         self._installed = []
         flags = [self._is_slot(value) for _, _, _, value in state]
-        slots = [(id(value), value.view(np.ndarray)) for (_, _, _, value), f in zip(state, flags)
-                 if f]
-        for (_, _, name, value), f in zip(state, flags):
-            if isinstance(value, np.ndarray) and any(
-                    k != id(value) and np.may_share_memory(value.view(np.ndarray), s)
-                    for k, s in slots):
-                self.finding(f"{name} shares memory with per-(run, arm) state: its reads and "
-                             f"writes are not checked")
+        self._shared(state, flags)
         for (owner, key, name, value), f in zip(state, flags):
             if f:
-                slot = value.view(np.ndarray).view(Slot)
+                slot = np.ndarray.view(value, np.ndarray).view(Slot)
                 slot._base, slot._name = value, name
                 slot._grid_flat = self._is_flat(value)
                 self._put(owner, key, slot)
@@ -552,6 +552,27 @@ class Locality:
             self.policy._rows = _tag(np.arange(self.R), "rows", pos)
         picked = _tag(np.asarray(actions).copy(), "actions", pos, played=True)
         return (Round(t, self.K, self.T) if after_start else t), picked
+
+    def _shared(self, state: list, flags: list[bool]) -> None:
+        """A finding for each array of the state that shares memory with per-(run, arm) state
+        (its reads and writes are not checked). Whether two arrays may share memory depends
+        only on their memory bounds, so the test is skipped when every array of the state
+        keeps its object, data address, shape and strides since the last round (the same
+        findings, already recorded)."""
+        layout = tuple((name, id(value), f, value.__array_interface__["data"][0], value.shape,
+                        value.strides, value.itemsize) if isinstance(value, np.ndarray)
+                       else None for (_, _, name, value), f in zip(state, flags))
+        if layout == self._layout:
+            return
+        self._layout = layout
+        slots = [(id(value), np.ndarray.view(value, np.ndarray))
+                 for (_, _, _, value), f in zip(state, flags) if f]
+        for _, _, name, value in state:
+            if isinstance(value, np.ndarray) and any(
+                    k != id(value) and np.may_share_memory(np.ndarray.view(value, np.ndarray), s)
+                    for k, s in slots):
+                self.finding(f"{name} shares memory with per-(run, arm) state: its reads and "
+                             f"writes are not checked")
 
     @staticmethod
     def _put(owner, key, value) -> None:

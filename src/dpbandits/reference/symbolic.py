@@ -8,6 +8,7 @@ import numpy as np
 
 from .formed import Formed
 from .forms import ZERO, _zeros, flatten, forms_of
+from .forms import _array, _asarray
 from .tracer import Release, Tracer
 from .tagged import _control, _noisy
 from .watched import _site
@@ -57,7 +58,7 @@ class SymbolicTracer(Tracer):
         return f"x{t},{int(self.arms[leaf])} (sequence {run})"
 
     def _cells_of(self, forms) -> np.ndarray:
-        ids = [flatten(g)[0] for g in np.asarray(forms, dtype=object).flat if g is not ZERO]
+        ids = [flatten(g)[0] for g in _asarray(forms, dtype=object).flat if g is not ZERO]
         return np.unique(np.concatenate(ids)) if ids else np.zeros(0, np.int64)
 
     def _leak_cells(self, ids: np.ndarray, what: str) -> None:
@@ -82,7 +83,7 @@ class SymbolicTracer(Tracer):
                                                 f"value ({_site()})")
 
     def read_form(self, form, what: str) -> None:
-        self._leak_cells(self._cells_of(np.array([form], dtype=object)),
+        self._leak_cells(self._cells_of(_array([form], dtype=object)),
                          f"{what} reads an unreleased reward-derived value ({_site()})")
 
     def lost(self, what: str) -> None:
@@ -102,7 +103,7 @@ class SymbolicTracer(Tracer):
         return None
 
     def resampled(self, bits: np.ndarray, x: np.ndarray) -> np.ndarray:
-        out = np.asarray(bits, dtype=float).view(Formed)
+        out = _asarray(bits, dtype=float).view(Formed)
         f = forms_of(x)
         out._f = f.copy() if f is not None and f.shape == out.shape else None
         return out
@@ -112,14 +113,14 @@ class SymbolicTracer(Tracer):
         self.read(noise, "noise that carries a reward-derived value")
         if self.locality is not None and getattr(value, "_played", False):
             self.locality.acted(f"a release of a value derived from the actions ({_site()})")
-        vb, nb = np.broadcast_arrays(np.asarray(value, dtype=float), np.asarray(noise, dtype=float))
+        vb, nb = np.broadcast_arrays(_asarray(value, dtype=float), _asarray(noise, dtype=float))
         n0 = nb.reshape(-1)
         fresh, family, scale, taken = self._match(n0)
         self._used.update(taken)
         law = self.law_of(taken)
         f = getattr(value, "_f", None)
         forms = _zeros(vb.shape) if f is None else np.broadcast_to(f, vb.shape)
-        scale = np.broadcast_to(np.asarray(scale, dtype=float), (n0.size,))
+        scale = np.broadcast_to(_asarray(scale, dtype=float), (n0.size,))
         site = _site()
         k = self._site_index.setdefault(site, len(self.sites))
         if k == len(self.sites):
@@ -148,11 +149,11 @@ class SymbolicTracer(Tracer):
                 self.cost[ids] += np.abs(coefs) / scale[i]
         if kind == "argmax" and flats:
             self.argmax_releases.append((record, flats))
-        out = (np.asarray(vb) + nb).reshape(np.shape(np.asarray(value) + np.asarray(noise)))
+        out = (_asarray(vb) + nb).reshape(np.shape(_asarray(value) + _asarray(noise)))
         if self.locality is not None and self.phase == "act" and self.released_values > before:
             self.locality.finding(f"a release of reward-derived values while the policy acts "
                                   f"({site}): not an observation of one arm", force=True)
-        handed = self._recorded(record, np.array(out, dtype=float))
+        handed = self._recorded(record, _array(out, dtype=float))
         checking = self.locality is not None and self.locality.active
         return _noisy(handed) if checking and kind == "value" else handed
 
@@ -164,7 +165,7 @@ class SymbolicTracer(Tracer):
         their release: per cell, 2 max_i |c_i| / scale (for Laplace never more than
         sum_i |c_i| / scale_i), or the values' cost where they were read."""
         for record, flats in self.argmax_releases:
-            scale = np.asarray(record.scale, dtype=float)
+            scale = _asarray(record.scale, dtype=float)
             per: dict[int, list[tuple[float, float]]] = {}
             for i, ids, coefs in flats:
                 for leaf, c in zip(ids.tolist(), np.abs(coefs).tolist()):
@@ -201,7 +202,7 @@ class SymbolicGenerator(np.random.Generator):
                     from .tagged import _line
                     self.tracer.locality.acted(f"a draw's parameters from an array the "
                                                f"analysis does not follow ({_line()})")
-            out.append(np.asarray(p).view(np.ndarray) if isinstance(p, np.ndarray) else p)
+            out.append(_asarray(p).view(np.ndarray) if isinstance(p, np.ndarray) else p)
         return out
 
     def laplace(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]

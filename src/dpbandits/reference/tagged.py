@@ -19,6 +19,7 @@ import numpy as np
 from . import sight, watched
 from .arguments import flat as _flat
 from .formed import Formed
+from .forms import _asarray
 
 __all__ = ["Runs", "Noisy"]
 
@@ -26,26 +27,32 @@ _SKIP = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath
                                                   "locality.py")}
 
 
+_PASSED: dict[str, bool] = {}
+"""Per file name: whether :func:`_line` passes over its frames (numpy's and the tracer's)."""
+
+
+def _passed(filename: str) -> bool:
+    known = _PASSED.get(filename)
+    if known is None:
+        name = os.path.abspath(filename)
+        known = _PASSED[filename] = (name in _SKIP or name in watched._OURS
+                                     or f"{os.sep}numpy{os.sep}" in name)
+    return known
+
+
 def _line() -> str:
     """The first line outside numpy and the tracer's modules: where a use happened."""
-    f = sys._getframe(1)
-    while f is not None:
-        name = os.path.abspath(f.f_code.co_filename)
-        if name not in _SKIP and name not in watched._OURS and f"{os.sep}numpy{os.sep}" not in name:
-            return f"{os.path.basename(name)}:{f.f_lineno}"
-        f = f.f_back
-    return "an unknown line"
+    f = _frame()
+    return "an unknown line" if f is None else \
+        f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
 
 
 def _frame():
     """The frame of :func:`_line`'s line (None when there is none)."""
     f = sys._getframe(1)
-    while f is not None:
-        name = os.path.abspath(f.f_code.co_filename)
-        if name not in _SKIP and name not in watched._OURS and f"{os.sep}numpy{os.sep}" not in name:
-            return f
+    while f is not None and _passed(f.f_code.co_filename):
         f = f.f_back
-    return None
+    return f
 
 
 def _checker() -> "Locality | None":
@@ -88,7 +95,7 @@ def _combine(xs) -> str:
 def _plain(x):
     kind = type(x)
     if kind is Runs:
-        return x.view(np.ndarray)
+        return np.ndarray.view(x, np.ndarray)
     if kind is tuple or kind is list:
         return kind(_plain(v) for v in x)
     return x
@@ -96,9 +103,9 @@ def _plain(x):
 
 def _tag(value, kind: str, pos=None, runs=None, origin: str = "", played: bool = False):
     if isinstance(value, np.ndarray):
-        out = value.view(np.ndarray).view(Runs)
+        out = np.ndarray.view(value, np.ndarray).view(Runs)
     elif isinstance(value, (np.generic, bool, int, float)):
-        out = np.asarray(value).view(Runs)
+        out = _asarray(value).view(Runs)
     else:
         return value
     out._kind, out._pos, out._runs, out._origin = kind, pos, runs, origin
@@ -130,24 +137,33 @@ def _origin_of(xs) -> str:
     return ""
 
 
-def _axis_is_runs(x: np.ndarray, axis) -> bool:
-    if np.ndim(x) == 0:
+def _axis_is_runs(x: "Runs", axis) -> bool:
+    """Whether a reduction of ``x`` over ``axis`` reduces across its runs (axis 0). Its rank
+    is taken as a tagged value, so the branch on it is a use of ``x``'s tag (as a branch on
+    ``np.ndim(x)`` in ``observe`` would be): one check of that use, then plain integers."""
+    _controls(_PUBLIC if x._kind in _ROLES else x._kind, x._played, "a branch")
+    ndim = np.ndarray.ndim.__get__(x)
+    if ndim == 0:
         return False
     if axis is None:
         return True
     axes = axis if isinstance(axis, tuple) else (axis,)
-    return any(a % np.ndim(x) == 0 for a in axes)
+    return any(a % ndim == 0 for a in axes)
 
 
 def _control(x, what: str, played: bool = True) -> None:
     """``x`` steers the control flow (``what``): a finding unless it is count-derived or
     public; and, with ``played``, a use of the actions (:meth:`Locality.acted`: a finding
     where the state is updated in every slot) when it is derived from them."""
-    kind = _kind_of(x)
+    _controls(_kind_of(x), played and getattr(x, "_played", False), what)
+
+
+def _controls(kind: str | None, played: bool, what: str) -> None:
+    """:func:`_control` of a value of tag ``kind``, derived from the actions when ``played``."""
     if kind in _CONTROL:
         _note(f"{what} reads {_CONTROL[kind]} ({_line()}): the schedule could move with the "
               f"noise")
-    if played and getattr(x, "_played", False):
+    if played:
         _acted(f"{what} reads a value derived from the actions ({_line()})")
 
 
@@ -178,7 +194,7 @@ class Runs(np.ndarray):
         keys = key if isinstance(key, tuple) else (key,)
         for k in keys:
             _control(k, "a selection")
-        out = np.ndarray.__getitem__(self.view(np.ndarray), _plain(key))
+        out = np.ndarray.__getitem__(np.ndarray.view(self, np.ndarray), _plain(key))
         played = self._played or _played_of(keys)
         if not isinstance(out, np.ndarray) or self._pos is None or out.ndim == 0:
             if played and not isinstance(out, np.ndarray):
@@ -199,7 +215,7 @@ class Runs(np.ndarray):
     def ravel(self, *args, **kwargs):  # type: ignore[override]
         """Flattened; a key of runs keeps its tag, each run's positions repeated over its row
         (C order)."""
-        out = np.ndarray.ravel(self.view(np.ndarray), *args, **kwargs)
+        out = np.ndarray.ravel(np.ndarray.view(self, np.ndarray), *args, **kwargs)
         n = np.ndarray.size.__get__(self)
         if self._pos is None or self.ndim <= 1 or not n or args or kwargs:
             return _tag(out, self._kind if self.ndim <= 1 else
@@ -215,8 +231,9 @@ class Runs(np.ndarray):
             return NotImplemented       # the forms' arrays compute, then call back on plain
         kind = _combine(inputs)
         if outs:
-            kwargs["out"] = tuple(o.view(np.ndarray) if type(o) is Runs else o for o in outs)
-        result = getattr(ufunc, method)(*[x.view(np.ndarray) if type(x) is Runs else x
+            kwargs["out"] = tuple(np.ndarray.view(o, np.ndarray) if type(o) is Runs else o
+                                  for o in outs)
+        result = getattr(ufunc, method)(*[np.ndarray.view(x, np.ndarray) if type(x) is Runs else x
                                           for x in inputs], **kwargs)
         played = _played_of(inputs)
         first = next((x for x in inputs if isinstance(x, Runs)), None)
@@ -228,7 +245,7 @@ class Runs(np.ndarray):
             if _axis_is_runs(first, kwargs.get("axis", 0)):
                 if ufunc is np.logical_or and kind in (_COUNT, _PUBLIC) and np.ndim(result) == 0:
                     kind = _ANY
-                    runs = frozenset(first._pos[np.asarray(_plain(first), bool).reshape(
+                    runs = frozenset(first._pos[_asarray(_plain(first), bool).reshape(
                         first.shape[0], -1).any(axis=1)].tolist())
                 elif kind != _FLOAT:
                     kind = _ACROSS
@@ -267,7 +284,7 @@ class Runs(np.ndarray):
                 and _axis_is_runs(first, kwargs.get("axis", args[1] if len(args) > 1 and
                                                    func is not np.where else None)):
             if func is np.any and kind in (_COUNT, _PUBLIC) and np.ndim(result) == 0:
-                return _tag(result, _ANY, None, frozenset(first._pos[np.asarray(
+                return _tag(result, _ANY, None, frozenset(first._pos[_asarray(
                     _plain(first), bool).reshape(first.shape[0], -1).any(axis=1)].tolist()),
                     played=played)
             kind = _ACROSS if kind != _FLOAT else kind
@@ -284,7 +301,7 @@ class Runs(np.ndarray):
         n = np.ndarray.size.__get__(self)
         if self._pos is None or self._kind not in (_COUNT, *_ROLES):
             return n
-        return _tag(np.asarray(n), _ANY, None, frozenset(self._pos.tolist()),
+        return _tag(_asarray(n), _ANY, None, frozenset(self._pos.tolist()),
                     played=self._played)
 
     def _demote(self) -> None:
@@ -294,15 +311,15 @@ class Runs(np.ndarray):
 
     def __setitem__(self, key, value) -> None:
         self._demote()
-        np.ndarray.__setitem__(self.view(np.ndarray), _plain(key), _plain(value))
+        np.ndarray.__setitem__(np.ndarray.view(self, np.ndarray), _plain(key), _plain(value))
 
     def sort(self, *args, **kwargs):  # type: ignore[override]
         self._demote()
-        self.view(np.ndarray).sort(*args, **kwargs)
+        np.ndarray.view(self, np.ndarray).sort(*args, **kwargs)
 
     def fill(self, value):  # type: ignore[override]
         self._demote()
-        self.view(np.ndarray).fill(value)
+        np.ndarray.view(self, np.ndarray).fill(value)
 
     def view(self, *args, **kwargs):  # type: ignore[override]
         if watched.ACTIVE is not None and watched.to_plain(args, kwargs):
@@ -315,7 +332,7 @@ class Runs(np.ndarray):
         return np.ndarray.__iter__(self)
 
     def __bool__(self) -> bool:
-        value = bool(self.view(np.ndarray))
+        value = bool(np.ndarray.view(self, np.ndarray))
         if self._kind == _ANY:
             c = _checker()
             if value and c is not None:
@@ -328,23 +345,23 @@ class Runs(np.ndarray):
 
     def __int__(self) -> int:
         _control(self, "a conversion to a Python number")
-        return int(self.view(np.ndarray))
+        return int(np.ndarray.view(self, np.ndarray))
 
     def __float__(self) -> float:
         _control(self, "a conversion to a Python number")
-        return float(self.view(np.ndarray))
+        return float(np.ndarray.view(self, np.ndarray))
 
     def __index__(self) -> int:
         _control(self, "an index")
-        return self.view(np.ndarray).__index__()
+        return np.ndarray.view(self, np.ndarray).__index__()
 
     def item(self, *args):  # type: ignore[override]
         _control(self, "a conversion to a Python number")
-        return self.view(np.ndarray).item(*args)
+        return np.ndarray.view(self, np.ndarray).item(*args)
 
     def tolist(self):  # type: ignore[override]
         _control(self, "a conversion to Python numbers")
-        return self.view(np.ndarray).tolist()
+        return np.ndarray.view(self, np.ndarray).tolist()
 
 
 
@@ -463,7 +480,7 @@ class Noisy(Formed):
 def _as_formed(x):
     """A :class:`Noisy` as a plain :class:`Formed` view sharing its values and forms."""
     if type(x) is Noisy:
-        y = x.view(np.ndarray).view(Formed)
+        y = np.ndarray.view(x, np.ndarray).view(Formed)
         y._f = x._forms()       # shared: what the operation writes into y's forms is x's
         return y
     return x
@@ -481,12 +498,12 @@ def _noisy(result):
     if isinstance(result, tuple):
         return tuple(_noisy(r) for r in result)
     if isinstance(result, np.ndarray) and result.dtype.kind == "f":
-        out = result.view(np.ndarray).view(Noisy)
+        out = np.ndarray.view(result, np.ndarray).view(Noisy)
         f = getattr(result, "_f", None)
         out._f = f if f is not None and f.shape == out.shape else None
         return out
     if isinstance(result, (np.floating, float)):
-        return np.asarray(result).view(Noisy)
+        return _asarray(result).view(Noisy)
     return _tag(result, _FLOAT)
 
 
