@@ -323,6 +323,12 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     derived_holds = (derived is not None and sized.check_lemma(at_small, derived) is None
                      and sized.check_lemma(at_size, derived) is None)
     worst = float(np.max(at_size.cost[:, 1:]))
+    # --- fail closed: the alignment replayed on sampled neighbouring pairs at this size ---
+    if not findings and not underived and derived_holds:
+        from .replay import replay
+        findings += replay(name, epsilon=epsilon, variant=variant, K=K, T=T,
+                           policy_class=policy_class, params=params, bound=eps)
+    # --- end of the replay's call ---
     if not findings and not underived and derived_holds:
         status = PROOF
         holds = len(sized._holds(at_size.labels, at_size.sequences, K))
