@@ -73,6 +73,12 @@ class ByFloat(_Threshold):
         return np.array(raw) > 0.9 * O
 
 
+class ByInt(_Threshold):
+    def _raw_high(self, i, j, O):
+        raw = [int(10 * self.Phi[a, b]) for a, b in zip(i.tolist(), j.tolist())]  # planted: int
+        return np.array(raw) > 9 * O
+
+
 class ByIteration(_Threshold):
     def _raw_high(self, i, j, O):
         return np.array([v for v in self.Phi[i, j]]) > 0.9 * O       # planted: iteration
@@ -111,6 +117,18 @@ class InAsarrayOfActions(_Streak):
     def _extra(self, rows, actions):
         book = _BOOKS.setdefault(("asarray", id(self)), {})
         return _switched(book, list(range(self.runs)), np.asarray(actions).tolist())
+
+
+class InPolicyDict(_Streak):
+    """The streaks in a plain dict the policy holds (Python ints: no array the analysis
+    follows)."""
+
+    def __init__(self, K, **kwargs):
+        super().__init__(K, **kwargs)
+        self.book = {}
+
+    def _extra(self, rows, actions):
+        return _switched(self.book, rows.tolist(), actions.tolist())
 
 
 class InClassAttribute(_Streak):
@@ -188,9 +206,9 @@ class NextItemOnSwitch(DPUCB):
         self.n[self._rows, actions] += 1
 
 
-THRESHOLDS = [ByView, ByAsarray, ByArray, ByContiguous, ByTolist, ByFloat, ByIteration]
-STREAKS = [InModuleGlobal, InAsarrayOfActions, InClassAttribute, InClosure, InGenerator,
-           InSecondObject]
+THRESHOLDS = [ByView, ByAsarray, ByArray, ByContiguous, ByTolist, ByFloat, ByInt, ByIteration]
+STREAKS = [InModuleGlobal, InAsarrayOfActions, InPolicyDict, InClassAttribute, InClosure,
+           InGenerator, InSecondObject]
 
 
 @pytest.fixture(autouse=True)
