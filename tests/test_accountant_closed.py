@@ -96,8 +96,9 @@ def test_a_generator_the_policy_holds_is_named():
     assert any("self.own" in f for f in bound.findings), bound.findings
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("cls", OUTSIDE + [HeldGenerator], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [GlobalLaplace] + [pytest.param(c, marks=pytest.mark.slow)
+                                                   for c in OUTSIDE[1:] + [HeldGenerator]],
+                         ids=lambda c: c.__name__)
 def test_noise_outside_the_source_at_the_audit_setting(cls):
     """Through the audit's accountant step (``dpbandits audit --from-accountant``) at
     Anytime-Lazy-UCB's audit setting, K = 2, T = 8: a bound above the claim, no traceback."""

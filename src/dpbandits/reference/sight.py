@@ -218,14 +218,7 @@ def own_generators(policy, given) -> list[str]:
     kinds = (np.random.Generator, np.random.RandomState, np.random.BitGenerator, random.Random)
 
     def walk(obj, path: str, depth: int, seen: set) -> None:
-        if id(obj) in seen or depth > 4:
-            return
-        seen.add(id(obj))
-        items = (obj.items() if isinstance(obj, dict) else enumerate(obj)
-                 if isinstance(obj, (list, tuple)) else vars(obj).items()
-                 if hasattr(obj, "__dict__") and not isinstance(obj, _OPAQUE) else ())
-        for key, value in items:
-            name = f"{path}.{key}" if hasattr(obj, "__dict__") else f"{path}[{key!r}]"
+        for name, value in _members(obj, path, depth, seen):
             if isinstance(value, kinds):
                 if value is not given and value is not getattr(given, "bit_generator", None):
                     out.append(name)
@@ -236,6 +229,25 @@ def own_generators(policy, given) -> list[str]:
 
     walk(policy, "self", 0, set())
     return out
+
+
+_BOUND: dict[int, tuple[int, list[tuple[str, Any, Any]]]] = {}
+
+
+def _bound(module) -> list[tuple[str, Any, Any]]:
+    """(name, original, replacement) of the originals ``module`` binds by name, scanned again
+    when its globals change in number (or a cached binding no longer holds)."""
+    d = vars(module)
+    known = _BOUND.get(id(module))
+    if known is not None and known[0] == len(d) and all(d.get(k) is o for k, o, _ in known[1]):
+        return known[1]
+    found = []
+    for key, value in list(d.items()):
+        replaced = _REPLACED.get(id(value))
+        if replaced is not None and replaced[0] is value:
+            found.append((key, value, replaced[1]))
+    _BOUND[id(module)] = (len(d), found)
+    return found
 
 
 @contextlib.contextmanager
@@ -253,11 +265,9 @@ def plain_makers(modules=()) -> Iterator[None]:
         patched.append((owner, name, getattr(owner, name)))
         setattr(owner, name, made)
     for module in modules:
-        for key, value in list(vars(module).items()):
-            found = _REPLACED.get(id(value))
-            if found is not None and found[0] is value:
-                patched.append((module, key, value))
-                setattr(module, key, found[1])
+        for key, original, made in _bound(module):
+            patched.append((module, key, original))
+            setattr(module, key, made)
     try:
         yield
     finally:
@@ -277,9 +287,15 @@ _OPAQUE = (types.ModuleType, type, types.BuiltinFunctionType, np.random.Generato
 _USER: dict[str, bool] = {}
 
 
+_LOADED: list = [-1, []]
+"""(number of loaded modules, :func:`user_modules` then)."""
+
+
 def user_modules() -> list:
     """The loaded modules of code that is neither Python's nor an installed package's nor the
-    tracers' (:func:`_user_module`)."""
+    tracers' (:func:`_user_module`), found again when the number of loaded modules changes."""
+    if _LOADED[0] == len(sys.modules):
+        return list(_LOADED[1])
     out = []
     for key, module in list(sys.modules.items()):
         known = _USER.get(key)
@@ -287,7 +303,8 @@ def user_modules() -> list:
             known = _USER[key] = _user_module(module)
         if known:
             out.append(module)
-    return out
+    _LOADED[:] = [len(sys.modules), out]
+    return list(out)
 
 
 def _user_module(module) -> bool:
@@ -350,9 +367,9 @@ class Outside:
                 if before.get(name) != after.get(name)]
 
 
-def _hidden(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
-    """What an object of the policy holds that the dependence analysis does not compare: the
-    cells of its closures, its generators' frames, the objects that are not the project's."""
+def _members(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
+    """(name, value) of what ``obj`` holds (a dict's items, a list's or tuple's elements, an
+    object's attributes), once per object and to depth 4."""
     if id(obj) in seen or depth > 4:
         return
     seen.add(id(obj))
@@ -360,7 +377,13 @@ def _hidden(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
              if isinstance(obj, (list, tuple)) else vars(obj).items()
              if hasattr(obj, "__dict__") and not isinstance(obj, _OPAQUE) else ())
     for key, value in items:
-        name = f"{path}.{key}" if hasattr(obj, "__dict__") else f"{path}[{key!r}]"
+        yield (f"{path}.{key}" if hasattr(obj, "__dict__") else f"{path}[{key!r}]"), value
+
+
+def _hidden(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
+    """What an object of the policy holds that the dependence analysis does not compare: the
+    cells of its closures, its generators' frames, the objects that are not the project's."""
+    for name, value in _members(obj, path, depth, seen):
         if isinstance(value, (np.ndarray, np.generic, int, float, str, bytes, bool,
                               type(None))) or isinstance(value, _OPAQUE):
             continue
