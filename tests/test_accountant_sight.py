@@ -241,7 +241,9 @@ def test_streaks_kept_out_of_sight_make_no_proof(cls):
     assert bound.epsilon >= 2.0
     text = " ".join(bound.findings)
     assert ("state outside the policy object changed" in text
-            or "a move out of the analysis's sight (np.asarray)" in text), bound.findings
+            or "a move out of the analysis's sight (np.asarray)" in text
+            or (cls is InPolicyDict and "per-arm schedule (stream form) fails" in text)), \
+        bound.findings
 
 
 @pytest.mark.slow
