@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpbandits.accountant import PROOF, traced_upper
+from dpbandits.accountant import PROOF, TooLargeToTrace, traced_upper
 from dpbandits.reference.bandit.dp_ucb import DPUCB
 from planted_lazy_ucb import PlantedLazyUCB, where
 
@@ -268,5 +268,12 @@ def test_the_fail_closed_checks_leave_the_reference_a_proof():
                                        ("dp-ucb", NextItemOnSwitch)],
                          ids=["view", "module-global", "dp-ucb-next-item"])
 def test_the_issues_breaks_are_no_proof_at_ten_thousand(name, cls):
-    bound = traced_upper(name, K=2, T=10_000, policy_class=cls)
+    """Not a proof: either an estimate, or no bound at all (the lockstep trace does not fit at
+    T = 10^4), whose message names the finding that kept the size-T mode from a proof."""
+    try:
+        bound = traced_upper(name, K=2, T=10_000, policy_class=cls)
+    except TooLargeToTrace as e:
+        assert "the per-arm schedule was not used" in str(e) and (
+            "test_accountant_sight.py" in str(e)), e
+        return
     assert bound.status != PROOF and not bound.proof
