@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpbandits.accountant import PROOF, traced_upper
+from dpbandits.accountant import PROOF, TooLargeToTrace, traced_upper
 from dpbandits.reference.bandit.dp_ucb import DPUCB
 from planted_lazy_ucb import PlantedLazyUCB, where
 
@@ -73,6 +73,12 @@ class ByFloat(_Threshold):
         return np.array(raw) > 0.9 * O
 
 
+class ByInt(_Threshold):
+    def _raw_high(self, i, j, O):
+        raw = [int(10 * self.Phi[a, b]) for a, b in zip(i.tolist(), j.tolist())]  # planted: int
+        return np.array(raw) > 9 * O
+
+
 class ByIteration(_Threshold):
     def _raw_high(self, i, j, O):
         return np.array([v for v in self.Phi[i, j]]) > 0.9 * O       # planted: iteration
@@ -111,6 +117,18 @@ class InAsarrayOfActions(_Streak):
     def _extra(self, rows, actions):
         book = _BOOKS.setdefault(("asarray", id(self)), {})
         return _switched(book, list(range(self.runs)), np.asarray(actions).tolist())
+
+
+class InPolicyDict(_Streak):
+    """The streaks in a plain dict the policy holds (Python ints: no array the analysis
+    follows)."""
+
+    def __init__(self, K, **kwargs):
+        super().__init__(K, **kwargs)
+        self.book = {}
+
+    def _extra(self, rows, actions):
+        return _switched(self.book, rows.tolist(), actions.tolist())
 
 
 class InClassAttribute(_Streak):
@@ -188,9 +206,9 @@ class NextItemOnSwitch(DPUCB):
         self.n[self._rows, actions] += 1
 
 
-THRESHOLDS = [ByView, ByAsarray, ByArray, ByContiguous, ByTolist, ByFloat, ByIteration]
-STREAKS = [InModuleGlobal, InAsarrayOfActions, InClassAttribute, InClosure, InGenerator,
-           InSecondObject]
+THRESHOLDS = [ByView, ByAsarray, ByArray, ByContiguous, ByTolist, ByFloat, ByInt, ByIteration]
+STREAKS = [InModuleGlobal, InAsarrayOfActions, InPolicyDict, InClassAttribute, InClosure,
+           InGenerator, InSecondObject]
 
 
 @pytest.fixture(autouse=True)
@@ -223,7 +241,9 @@ def test_streaks_kept_out_of_sight_make_no_proof(cls):
     assert bound.epsilon >= 2.0
     text = " ".join(bound.findings)
     assert ("state outside the policy object changed" in text
-            or "a move out of the analysis's sight (np.asarray)" in text), bound.findings
+            or "a move out of the analysis's sight (np.asarray)" in text
+            or (cls is InPolicyDict and "per-arm schedule (stream form) fails" in text)), \
+        bound.findings
 
 
 @pytest.mark.slow
@@ -248,5 +268,12 @@ def test_the_fail_closed_checks_leave_the_reference_a_proof():
                                        ("dp-ucb", NextItemOnSwitch)],
                          ids=["view", "module-global", "dp-ucb-next-item"])
 def test_the_issues_breaks_are_no_proof_at_ten_thousand(name, cls):
-    bound = traced_upper(name, K=2, T=10_000, policy_class=cls)
+    """Not a proof: either an estimate, or no bound at all (the lockstep trace does not fit at
+    T = 10^4), whose message names the finding that kept the size-T mode from a proof."""
+    try:
+        bound = traced_upper(name, K=2, T=10_000, policy_class=cls)
+    except TooLargeToTrace as e:
+        assert "the per-arm schedule was not used" in str(e) and (
+            "test_accountant_sight.py" in str(e)), e
+        return
     assert bound.status != PROOF and not bound.proof

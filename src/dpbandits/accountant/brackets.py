@@ -45,7 +45,7 @@ class Bracket:
         if (self.lower is not None and self.lower > eps) or (
                 self.exact is not None and self.exact > eps * (1 + _TOLERANCE)):
             return "refuted"
-        if self.upper <= eps * (1 + _TOLERANCE) and self.upper_delta <= self.claimed.delta:
+        if self.upper <= eps and self.upper_delta <= self.claimed.delta:     # exact: 1 + 1e-12 > 1
             return "holds" if self.status == PROOF else "consistent"
         return "open"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Iterable
 
 import numpy as np
@@ -77,6 +78,38 @@ class Accounting:
         return f"{head} ({self.status} at {self.scope}; {self.theorem}; {self.assumption})"
 
 
+def exact_sum(terms: Iterable[float | Fraction]) -> float:
+    """The exact sum of ``terms`` (floats or fractions, summed as :class:`fractions.Fraction`),
+    as the nearest float: a floating-point sum's rounding (0.1 + 0.2 > 0.3) does not push a
+    true claim's costs above it, and a bound compared with the claim by ``<=`` is above it as
+    soon as the exact sum is half a unit in the last place above (1 + 1e-12 is above 1)."""
+    total = Fraction(0)
+    for x in terms:
+        if isinstance(x, float) and math.isinf(x):
+            return math.inf
+        total += Fraction(x)
+    return float(total)
+
+
+def exact_ratio_sum(s: np.ndarray, scale: np.ndarray) -> float:
+    """sum of s / scale over the values, exact, as the nearest float (:func:`exact_sum`)."""
+    return exact_sum([_ratio_sum(s, scale)])
+
+
+def _ratio_sum(s, scale) -> Fraction | float:
+    """sum of s / scale over the values (s > 0), each ratio and the sum exact; infinite noise
+    costs nothing, an infinite change or a scale that is not positive infinity."""
+    s, scale = np.broadcast_arrays(np.asarray(s, dtype=float), np.asarray(scale, dtype=float))
+    total = Fraction(0)
+    for a, b in zip(s.ravel().tolist(), scale.ravel().tolist()):
+        if a == 0 or (math.isinf(b) and not math.isinf(a)):
+            continue
+        if math.isinf(a) or not b > 0:
+            return math.inf
+        total += Fraction(a) / Fraction(b)
+    return total
+
+
 def release_loss(release: Release, row: int) -> float:
     """The privacy loss of one release for a change of ``row`` (rules in the docstring of
     :mod:`dpbandits.accountant`)."""
@@ -84,22 +117,28 @@ def release_loss(release: Release, row: int) -> float:
 
 
 def _loss(release: Release, s: np.ndarray) -> float:
-    """:func:`release_loss` for a row whose sensitivities in ``release`` are ``s``."""
+    """:func:`release_loss` for a row whose sensitivities in ``release`` are ``s`` (the nearest
+    float to :func:`_exact_loss`)."""
+    return float(_exact_loss(release, s))
+
+
+def _exact_loss(release: Release, s: np.ndarray) -> Fraction | float:
+    """The loss, exact for the floats the trace holds (sensitivities and scales), or inf."""
     if not (s > 0).any():
-        return 0.0
+        return Fraction(0)
     if not release.fresh:
         return math.inf
     scale = np.asarray(release.scale, dtype=float)
     if release.law:
         return math.inf     # not a declared law as drawn: no bound is known
     if release.kind == "argmax" and not release.values_read:
-        spread = 2.0 * float(s.max()) / float(scale.min())
+        spread = _ratio_sum(2.0 * float(s.max()), float(scale.min()))
         if release.family == "laplace":
-            return min(spread, float((s / scale).sum()))
+            return min(spread, _ratio_sum(s, scale))
         return spread
     if release.family != "laplace":
         return math.inf     # exponential or Gumbel noise on released values: unbounded ratio
-    return float((s / scale).sum())
+    return _ratio_sum(s, scale)
 
 
 def unbounded_release(release: Release) -> str:
@@ -123,24 +162,32 @@ def unbounded_release(release: Release) -> str:
     return ""
 
 
-def row_losses(tr: Trace) -> dict[int, list[float]]:
-    """For each row of the table, the loss of every release that contains it (leaks: inf)."""
+def row_losses(tr: Trace, exact: bool = False) -> dict[int, list[float]]:
+    """For each row of the table, the loss of every release that contains it (leaks: inf).
+
+    A leak or a release that names no row of the table (runs that differ where no cell was
+    moved: randomness drawn outside the lockstep generator, or one run fed another's data) is a
+    leak of every row: the runs no longer compare one table with its neighbour
+    (docs/accountant.md#fail-closed). ``exact``: each loss exact (a :class:`fractions.Fraction`
+    or inf, for :func:`exact_sum`), else the nearest float."""
     out: dict[int, list[float]] = {row: [] for row in tr.rows}
     for release in tr.releases:
         for row, s in release.sensitivities().items():
-            loss = _loss(release, s)
+            loss = _exact_loss(release, s) if exact else _loss(release, s)
             if loss > 0:
-                out[row].append(loss)
-    for row, _ in tr.leaks:
-        out[row].append(math.inf)
+                for r in ([row] if row in out else out):
+                    out[r].append(loss)
+    for row in {row for row, _ in tr.leaks}:
+        for r in ([row] if row in out else out):
+            out[r].append(math.inf)
     return out
 
 
 def _compose(losses: list[float], delta: float) -> float:
-    basic = float(sum(losses))
+    basic = exact_sum(losses)
     if delta <= 0 or not losses or math.isinf(basic):
         return basic
-    e = np.asarray(losses)
+    e = np.asarray(losses, dtype=float)
     advanced = float((e * np.expm1(e)).sum() + math.sqrt(2.0 * math.log(1.0 / delta) * (e * e).sum()))
     return min(basic, advanced)
 
@@ -166,7 +213,7 @@ def account(traces: Trace | Iterable[Trace], delta: float = 0.0, *,
         raise DPBanditsError("account needs at least one trace")
     per_row: dict[int, float] = {}
     for tr in traces:
-        for row, losses in row_losses(tr).items():
+        for row, losses in row_losses(tr, exact=True).items():
             per_row[row] = max(per_row.get(row, 0.0), _compose(losses, delta))
     worst = max(per_row, key=lambda r: per_row[r]) if per_row else None
     epsilon = per_row[worst] if worst is not None else 0.0

@@ -11,10 +11,20 @@ import numpy as np
 
 from ..reference import intervals
 from ..reference.noise import NOISE_PROBE, LockstepGenerator, Release, Tracer
+from ..reference.tracer import rounded
 from ..reference.watched import _site
 
 _H = 0.5            # the probe: a cell of a table with entries in {0, 1/4, 1/2} is raised by 1/2
 _TOLERANCE = 1e-9
+"""The margin for a value computed by another numeric route than the accountant's bound (an
+audit's exact value, a log-likelihood ratio in floating point, against the claim or the bound).
+The accountant's bound itself is compared with the claim exactly (its costs are summed exactly,
+:func:`~dpbandits.accountant.composition.exact_sum`): 1 + 1e-12 is above 1."""
+_MOVES = 1e-9
+"""How far a released statistic's coefficient (or interval bound) may differ between two
+enumerated tables before the schedule counts as moved: rounding of the probes' differences.
+The coefficient used is the largest over the tables either way, so a smaller difference is
+never lost from the bound."""
 _NUDGE = 1e-9       # the noise probe's move of a released value, relative to 1 + |value|
 
 
@@ -74,7 +84,8 @@ class _TableTracer(Tracer):
         fresh = fresh and not noise_moves.any()
         self._used.update(taken)
         law = self.law_of(taken)
-        diff = (v[:, 1:] - v[:, :1]) / self.h_table            # (G, P, m): each probe's change
+        diff = rounded((v[:, 1:] - v[:, :1]) / self.h_table,   # (G, P, m): each probe's change
+                       v[:, 1:], v[:, :1], self.h_table)
         probe = self._noise_probe()
         if probe is not None:
             diff[:, probe] = 0.0                                # not a cell of the table
@@ -85,17 +96,17 @@ class _TableTracer(Tracer):
             bounded = value._iv.why if isinstance(value._iv, intervals.Shadow) else ()
             defect = self._checked_bound(diff, bound)
             bound = np.maximum(bound, np.abs(diff))
-            moves = np.any(np.abs(bound - bound[0]) > _TOLERANCE, axis=(1, 2))
+            moves = np.any(np.abs(bound - bound[0]) > _MOVES, axis=(1, 2))
             if moves.any():
                 self._move(moves, "the interval bound of a released statistic")
             coefficient = bound.max(axis=0)
         else:
-            moves = np.any(np.abs(diff - diff[0]) > _TOLERANCE, axis=(1, 2))
+            moves = np.any(np.abs(diff - diff[0]) > _MOVES, axis=(1, 2))
             if moves.any():
                 self._move(moves, "the coefficients of a released statistic")
                 coefficient = np.abs(diff).max(axis=0)         # the largest over the tables
-            else:
-                coefficient = diff[0]
+            else:       # the tables' coefficients within rounding: the largest, with its sign
+                coefficient = np.take_along_axis(diff, np.abs(diff).argmax(axis=0)[None], 0)[0]
         coefficients: list[dict[tuple[int, int], float]] = [dict() for _ in range(v.shape[2])]
         for p, i in zip(*np.nonzero(coefficient)):
             coefficients[i][self.cells[p]] = float(coefficient[p, i])

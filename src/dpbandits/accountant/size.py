@@ -48,7 +48,7 @@ from ..reference.watched import watch
 from . import coverage
 from .tracing import build_policy
 
-_TOLERANCE = 1e-9
+_TOLERANCE = 1e-14     # rounding of a few costs, far below a 1e-12 share of a reward
 _leaves = np.frompyfunc(Leaf, 1, 1)
 """Cell ids to an object array of their leaves."""
 

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..errors import DPBanditsError
-from ..reference import noise
+from ..reference import noise, sight
 from ..reference.noise import DivergedRuns, LockstepGenerator, Release, Tracer
 from ..reference.declarations import TraceSetting
 from ..reference.registry import Declared, canonical, get, make
@@ -95,6 +95,35 @@ def _table(rng: np.random.Generator, rows: int, K: int) -> np.ndarray:
     return rng.integers(0, 3, (rows, K)) / 4.0
 
 
+class _Start:
+    """The fingerprints of the state outside the policy object at the start of a traced run
+    (:class:`~dpbandits.reference.sight.Outside`), shared by the run's copies (an enumeration's
+    branches). At the end of each trace the policy's own code's module globals and class
+    attributes and what the policy holds are compared; every root (the other modules' globals
+    too) at the end of the 1st, 2nd, 4th, 8th, ... trace of the run. Once a change is found,
+    the later traces of the same run report it without fingerprinting again."""
+
+    def __init__(self, policy: Any) -> None:
+        self.outside = sight.Outside(policy)
+        self.prints = self.outside.snapshot()
+        self.found: list[str] = []
+        self.ends = 0
+
+    def __deepcopy__(self, memo) -> "_Start":
+        return self
+
+    def changed(self, policy: Any) -> list[str]:
+        """What differs from the start in ``policy``'s outside state (the first change found
+        in any copy of the run, once found)."""
+        if not self.found:
+            self.ends += 1
+            self.outside.policy = policy        # the same roots; this copy's own objects
+            near = self.ends & (self.ends - 1) != 0     # every root at a power of two
+            after = self.outside.snapshot(near)
+            self.found = sight.Outside.changed({k: self.prints.get(k) for k in after}, after)
+        return self.found
+
+
 class _Run:
     """One traced trajectory in progress: the policy on G groups of 1 + P lockstep runs (one
     group per reward table), the tracer, the tables, and the actions so far."""
@@ -111,6 +140,7 @@ class _Run:
         self.diverged = False
         self.bits = np.zeros((1, 0))     # an enumeration's tree: each table's value per seen cell
         self.revealed = 0
+        self.outside: _Start | None = None
 
     def reveal(self, cells: list[tuple[int, int]]) -> None:
         """The next seen cells of an enumeration's tree: table g's value of the j-th seen cell is
@@ -177,6 +207,12 @@ class _Run:
         groups = getattr(tr, "groups", 1)
         moved = tuple(dict.fromkeys(f"{what} moved with the table ({describe(g)})"
                                     for g, what in getattr(tr, "moved", ())))
+        if self.outside is not None:
+            changed = self.outside.changed(self.policy)
+            if changed:     # the runs compare this policy's state only: not a proof
+                moved += (f"state outside the policy object changed during the trace: "
+                          f"{', '.join(changed[:3])}{' and more' if len(changed) > 3 else ''} "
+                          f"(the analysis does not follow it: docs/accountant.md#fail-closed)",)
         return Trace(self.name, variant, float(self.epsilon), self.K, self.T, dict(self.params),
                      self.seed, self.rows, list(tr.releases), set(tr.leaks), list(self.actions),
                      list(tr.findings), self.forced, groups, moved,
@@ -192,11 +228,21 @@ def build_policy(name: str, cls: type, policy_class: type | None, *, K: int, T: 
     """The traced policy: the registered algorithm ``name``, or ``policy_class`` (given T when
     it needs the horizon), built for ``runs`` runs on the tracing generator ``rng``."""
     if policy_class is None:
-        return make(name, K, epsilon=epsilon, runs=runs, rng=rng, variant=variant, T=T, **params)
-    kwargs = dict(params, runs=runs, rng=rng, variant=variant, epsilon=epsilon)
-    if cls.needs_horizon:
-        kwargs["T"] = T
-    return cls(K, **kwargs)
+        policy = make(name, K, epsilon=epsilon, runs=runs, rng=rng, variant=variant, T=T,
+                      **params)
+    else:
+        kwargs = dict(params, runs=runs, rng=rng, variant=variant, epsilon=epsilon)
+        if cls.needs_horizon:
+            kwargs["T"] = T
+        policy = cls(K, **kwargs)
+    tracer = getattr(rng, "tracer", None)
+    for held in sight.own_generators(policy, rng):
+        if tracer is not None:      # a finding of the trace: the bound is then an estimate
+            tracer.findings.append(f"round 0: {sight.OUTSIDE_DRAW} (a random generator held "
+                                   f"by the policy beside the one it was given: {held}): not "
+                                   f"a declared law as drawn, nor coupled across the "
+                                   f"neighbouring runs")
+    return policy
 
 def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, seed: int,
            policy_class: type | None, params: dict[str, Any],
@@ -259,6 +305,7 @@ def _begin(name: str, *, epsilon: float, K: int, T: int, variant: str | None, se
             run.reveal([(0, a) for a in range(K)])
     if zero:
         run.round_zero()
+    run.outside = _Start(policy)
     return run
 
 

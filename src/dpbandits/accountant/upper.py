@@ -454,6 +454,10 @@ def _at_size(name: str, *, epsilon: float, variant: str | None, K: int, T: int,
     at_size = sized.symbolic_run(name, K=K, T=T, sequences=sized.size_sequences(K, T, starts),
                                  derive=True, covered=covered, **common)
     findings, reasons, underived = _size_checks(at_size, smalls, K, T, cls, covered)
+    if not findings and not underived:      # fail closed: the alignment replayed at this size
+        from .replay import replay
+        findings += replay(name, K=K, T=T, bound=sized.bound(at_size)[0], **common)
+        reasons += ["the alignment replayed on sampled neighbouring pairs fails"] if findings else []
     return _stated(at_size, smalls, K, T, cls, findings, reasons, underived,
                    None if own is not None else starts[0])
 

@@ -183,7 +183,7 @@ def accountant_pairs(name: str, *, K: int, T: int, epsilon: float, variant: str 
                                            f"audited with the default pairs only",))
     eps = "inf" if math.isinf(bound.epsilon) else f"{bound.epsilon:.4g}"
     said = f"the accountant: eps <= {eps} ({bound.status}: {bound.scope})"
-    above = (bound.epsilon > claimed.epsilon * (1 + 1e-9) or bound.delta > claimed.delta)
+    above = (bound.epsilon > claimed.epsilon or bound.delta > claimed.delta)     # exact
     if not above and bound.proof and UNIT_TABLES in bound.tables:
         return FromAccountant(bound, audited=False, notes=(
             f"{said}: a proof at or below the claim {claimed}, so no pair of neighbouring "
@@ -206,7 +206,7 @@ def accountant_pairs(name: str, *, K: int, T: int, epsilon: float, variant: str 
         except TooLargeToTrace:
             found = ()
     named = [ce for ce in found
-             if ce.loss > claimed.epsilon * (1 + 1e-9)] or list(found[:1])
+             if ce.loss > claimed.epsilon] or list(found[:1])
     contrast = get(name).feedback != "bandit"
     pairs = [p for ce in named for p in counterexample_pairs(ce, K, T, row_zero, contrast)]
     notes = [f"{said}: above the claim {claimed}{lockstep}"]

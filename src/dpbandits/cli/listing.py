@@ -144,7 +144,7 @@ def _verdict(claim, bound) -> str:
     proves: ``holds at K = .., T = ..`` only with a proof at that size and where the project does
     not call the claim false or unproven (then the bound meets the claim at this size only)."""
     claimed = claim.claimed
-    below = (claimed is not None and bound.epsilon <= claimed.epsilon * (1 + 1e-9)
+    below = (claimed is not None and bound.epsilon <= claimed.epsilon      # exact
              and bound.delta <= claimed.delta)
     size = f"K = {bound.K}, T = {bound.T}"
     if not below:

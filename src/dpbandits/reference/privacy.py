@@ -68,7 +68,7 @@ class Guarantee:
 
     def implies(self, other: "Guarantee") -> bool:
         """True when this guarantee is at least as strong as ``other``."""
-        return (self.epsilon <= other.epsilon * (1 + 1e-12) and self.delta <= other.delta
+        return (self.epsilon <= other.epsilon and self.delta <= other.delta      # exact
                 and self.relation.implies(other.relation))
 
     def __str__(self) -> str:

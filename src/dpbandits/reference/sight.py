@@ -12,6 +12,12 @@ it (:func:`moved_out`): in the size-T mode a value that leaves is lost provenanc
 runs compare values, not tags, and are left as they are. The project's own input checks, whose other side
 is a ``raise``, take their plain copy through :func:`for_a_check`.
 
+Randomness drawn outside the project's noise source (numpy's legacy global functions such as
+``np.random.laplace``, ``np.random.default_rng``, Python's ``random`` module, or a generator the
+policy holds beside the one it was given) is not the lockstep coupling either: each such draw in
+a traced block, and each such generator held by the traced policy, is a finding with its line
+(:func:`drew_outside`, :func:`own_generators`), which makes the bound an estimate.
+
 State outside the policy object (a module's global, a class attribute, a closure's cells, a
 generator's frame, an object that is not the project's) is not seen by the analysis either:
 :class:`Outside` fingerprints it after the start and at the end of a size-T run, and a change is a
@@ -25,6 +31,7 @@ import functools
 import hashlib
 import inspect
 import os
+import random
 import sys
 import sysconfig
 import types
@@ -34,7 +41,8 @@ import numpy as np
 
 from . import watched
 
-__all__ = ["moved_out", "for_a_check", "plain_makers", "user_modules", "Outside"]
+__all__ = ["moved_out", "for_a_check", "plain_makers", "user_modules", "Outside", "drew_outside",
+           "own_generators"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _REFERENCE = os.path.dirname(os.path.abspath(__file__))
@@ -113,21 +121,153 @@ def _maker(name: str):
 _MADE = {name: _maker(name) for name in _MAKERS}
 
 
+# --- randomness outside the noise source --------------------------------------------------
+
+OUTSIDE_DRAW = "randomness drawn outside the project's noise source"
+"""The finding's words (with ``not a declared law as drawn``: the bound is then an estimate)."""
+
+
+def drew_outside(how: str, frame) -> None:
+    """``how`` (a function of numpy's global random state, of Python's ``random`` module, or a
+    generator made in the traced code) drew at ``frame`` under a tracer: a finding with its
+    line. Nothing when the tracers' own code or numpy's drew."""
+    tracer = watched.ACTIVE
+    if tracer is None or watched._skipped(frame.f_code.co_filename):
+        return
+    site = f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+    note = (f"round {tracer.step}: {OUTSIDE_DRAW} ({how} at {site}): not a declared law as "
+            f"drawn, nor coupled across the neighbouring runs")
+    if note not in tracer.findings:
+        tracer.findings.append(note)
+
+
+def _outside_functions() -> dict[tuple[Any, str], Any]:
+    """(module, name) -> function for every draw of numpy's global RandomState
+    (``np.random.laplace``, ``np.random.seed``, ...), ``np.random.default_rng`` and Python's
+    ``random`` module's functions."""
+    out: dict[tuple[Any, str], Any] = {}
+    legacy = np.random.mtrand._rand
+    for name in dir(np.random):
+        f = getattr(np.random, name)
+        if getattr(f, "__self__", None) is legacy and callable(f):
+            out[(np.random, name)] = f
+    out[(np.random, "default_rng")] = np.random.default_rng
+    for name in random.__all__:
+        f = getattr(random, name)
+        if getattr(f, "__self__", None) is random._inst and callable(f):
+            out[(random, name)] = f
+    return out
+
+
+_RANDOM = _outside_functions()
+
+
+def _drawer(owner, name: str, original):
+    prefix = "np.random" if owner is np.random else "random"
+
+    def drawn(*args, **kwargs):
+        if watched.ACTIVE is not None:
+            drew_outside(f"{prefix}.{name}", sys._getframe(1))
+        return original(*args, **kwargs)
+
+    drawn.__name__ = drawn.__qualname__ = name
+    drawn.__doc__ = original.__doc__
+    drawn.__wrapped__ = original
+    return drawn
+
+
+def _maker_of(owner, base: type) -> type:
+    """A subclass of the generator class ``base`` whose construction under a tracer reports
+    randomness drawn outside the noise source (an instance is still a ``base``)."""
+    prefix = "np.random" if owner is np.random else "random"
+
+    class Made(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs):
+            if watched.ACTIVE is not None:
+                drew_outside(f"{prefix}.{base.__name__}", sys._getframe(1))
+            super().__init__(*args, **kwargs)
+
+    Made.__name__ = Made.__qualname__ = base.__name__
+    Made.__module__ = base.__module__
+    return Made
+
+
+_GENERATOR_CLASSES = [(np.random, "RandomState"), (np.random, "PCG64"), (np.random, "PCG64DXSM"),
+                      (np.random, "MT19937"), (np.random, "Philox"), (np.random, "SFC64"),
+                      (random, "Random"), (random, "SystemRandom")]
+"""Generator classes whose instances made in traced code draw outside the noise source (not
+``np.random.Generator`` itself, which the tracers' generators subclass: a Generator made in
+the traced code is made on one of these bit generators)."""
+for _owner, _name in _GENERATOR_CLASSES:
+    if hasattr(_owner, _name):
+        _RANDOM[(_owner, _name)] = getattr(_owner, _name)
+
+_DRAWERS = {key: (_maker_of(key[0], f) if isinstance(f, type) else _drawer(key[0], key[1], f))
+            for key, f in _RANDOM.items()}
+_REPLACED = {id(f): (f, _DRAWERS[key]) for key, f in _RANDOM.items()}
+_REPLACED.update({id(f): (f, _MADE[name]) for name, f in _ORIGINAL.items()})
+"""id of an original -> (the original, what replaces it in a tracing block)."""
+
+
+def own_generators(policy, given) -> list[str]:
+    """The random generators (numpy's Generator, RandomState or BitGenerator, a
+    ``random.Random``) that ``policy`` holds (to depth 4, in its attributes and the project's
+    objects and containers it holds) other than ``given``, the one it was built with: each named
+    by its attribute."""
+    out: list[str] = []
+    kinds = (np.random.Generator, np.random.RandomState, np.random.BitGenerator, random.Random)
+
+    def walk(obj, path: str, depth: int, seen: set) -> None:
+        for name, value in _members(obj, path, depth, seen):
+            if isinstance(value, kinds):
+                if value is not given and value is not getattr(given, "bit_generator", None):
+                    out.append(name)
+            elif isinstance(value, (dict, list, tuple)) or (
+                    hasattr(value, "__dict__") and not isinstance(value, (_OPAQUE, np.ndarray))
+                    and not inspect.isroutine(value)):
+                walk(value, name, depth + 1, seen)
+
+    walk(policy, "self", 0, set())
+    return out
+
+
+_BOUND: dict[int, tuple[int, list[tuple[str, Any, Any]]]] = {}
+
+
+def _bound(module) -> list[tuple[str, Any, Any]]:
+    """(name, original, replacement) of the originals ``module`` binds by name, scanned again
+    when its globals change in number (or a cached binding no longer holds)."""
+    d = vars(module)
+    known = _BOUND.get(id(module))
+    if known is not None and known[0] == len(d) and all(d.get(k) is o for k, o, _ in known[1]):
+        return known[1]
+    found = []
+    for key, value in list(d.items()):
+        replaced = _REPLACED.get(id(value))
+        if replaced is not None and replaced[0] is value:
+            found.append((key, value, replaced[1]))
+    _BOUND[id(module)] = (len(d), found)
+    return found
+
+
 @contextlib.contextmanager
 def plain_makers(modules=()) -> Iterator[None]:
     """Inside the block, ``np.asarray`` and the other plain makers report a move out of sight of
-    a followed array; also where ``modules`` (the traced code's) bound the originals by name
-    (``from numpy import asarray``)."""
+    a followed array, and the draws of numpy's global random state, ``np.random.default_rng``
+    and Python's ``random`` module report randomness drawn outside the noise source; also where
+    ``modules`` (the traced code's) bound the originals by name (``from numpy import
+    asarray``, ``from random import random``)."""
     patched: list[tuple[Any, str, Any]] = []
     for name in _MAKERS:
         patched.append((np, name, getattr(np, name)))
         setattr(np, name, _MADE[name])
+    for (owner, name), made in _DRAWERS.items():
+        patched.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, made)
     for module in modules:
-        for key, value in list(vars(module).items()):
-            for name, original in _ORIGINAL.items():
-                if value is original:
-                    patched.append((module, key, value))
-                    setattr(module, key, _MADE[name])
+        for key, original, made in _bound(module):
+            patched.append((module, key, original))
+            setattr(module, key, made)
     try:
         yield
     finally:
@@ -147,9 +287,15 @@ _OPAQUE = (types.ModuleType, type, types.BuiltinFunctionType, np.random.Generato
 _USER: dict[str, bool] = {}
 
 
+_LOADED: list = [-1, []]
+"""(number of loaded modules, :func:`user_modules` then)."""
+
+
 def user_modules() -> list:
     """The loaded modules of code that is neither Python's nor an installed package's nor the
-    tracers' (:func:`_user_module`)."""
+    tracers' (:func:`_user_module`), found again when the number of loaded modules changes."""
+    if _LOADED[0] == len(sys.modules):
+        return list(_LOADED[1])
     out = []
     for key, module in list(sys.modules.items()):
         known = _USER.get(key)
@@ -157,7 +303,8 @@ def user_modules() -> list:
             known = _USER[key] = _user_module(module)
         if known:
             out.append(module)
-    return out
+    _LOADED[:] = [len(sys.modules), out]
+    return list(out)
 
 
 def _user_module(module) -> bool:
@@ -199,9 +346,17 @@ class Outside:
             for key, value in vars(klass).items():
                 if not key.startswith("__") and _data(value):
                     self.roots.append((f"class attribute {klass.__name__}.{key}", klass, key))
+        own = {klass.__module__ for klass in type(policy).__mro__}
+        self.near = [(name, owner, key) for name, owner, key in self.roots
+                     if isinstance(owner, type) or owner.__name__ in own]
+        """The roots of the policy's own code: its classes' attributes and their modules'
+        globals (the rest: the other modules' globals)."""
 
-    def snapshot(self) -> dict[str, str]:
-        out = {name: _fingerprint(vars(owner).get(key)) for name, owner, key in self.roots}
+    def snapshot(self, near: bool = False) -> dict[str, str]:
+        """The fingerprints of every root and of what the policy holds (``near``: of the
+        policy's own code's roots only, a cheaper check between full ones)."""
+        out = {name: _fingerprint(vars(owner).get(key))
+               for name, owner, key in (self.near if near else self.roots)}
         for name, value in _hidden(self.policy, "self", 0, set()):
             out[name] = _fingerprint(value)
         return out
@@ -212,9 +367,9 @@ class Outside:
                 if before.get(name) != after.get(name)]
 
 
-def _hidden(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
-    """What an object of the policy holds that the dependence analysis does not compare: the
-    cells of its closures, its generators' frames, the objects that are not the project's."""
+def _members(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
+    """(name, value) of what ``obj`` holds (a dict's items, a list's or tuple's elements, an
+    object's attributes), once per object and to depth 4."""
     if id(obj) in seen or depth > 4:
         return
     seen.add(id(obj))
@@ -222,7 +377,13 @@ def _hidden(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
              if isinstance(obj, (list, tuple)) else vars(obj).items()
              if hasattr(obj, "__dict__") and not isinstance(obj, _OPAQUE) else ())
     for key, value in items:
-        name = f"{path}.{key}" if hasattr(obj, "__dict__") else f"{path}[{key!r}]"
+        yield (f"{path}.{key}" if hasattr(obj, "__dict__") else f"{path}[{key!r}]"), value
+
+
+def _hidden(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
+    """What an object of the policy holds that the dependence analysis does not compare: the
+    cells of its closures, its generators' frames, the objects that are not the project's."""
+    for name, value in _members(obj, path, depth, seen):
         if isinstance(value, (np.ndarray, np.generic, int, float, str, bytes, bool,
                               type(None))) or isinstance(value, _OPAQUE):
             continue
@@ -238,15 +399,37 @@ def _hidden(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
             yield f"{name} (an object that is not the project's)", value
 
 
+_MOST = 20_000
+"""Most values one fingerprint reads; a larger state is not compared but reported as changed
+(fail closed: :func:`_fingerprint`)."""
+_LARGE = iter(range(1 << 62))
+
+
+_READ = [0]
+
+
+class _TooLarge(Exception):
+    pass
+
+
 def _fingerprint(value) -> str:
+    """A hash of ``value``'s content; for a state of more than :data:`_MOST` values, a fresh
+    mark each time (it then counts as changed: too large to compare, never silently equal)."""
     h = hashlib.blake2b(digest_size=16)
-    _feed(h, value, 0, set())
+    _READ[0] = 0
+    try:
+        _feed(h, value, 0, set())
+    except _TooLarge:
+        return f"too large to compare ({next(_LARGE)})"
     return h.hexdigest()
 
 
 def _feed(h, value, depth: int, seen: set) -> None:
     if depth > 6:
         return
+    _READ[0] += 1
+    if _READ[0] > _MOST:
+        raise _TooLarge
     if isinstance(value, np.ndarray):
         plain = np.ndarray.view(value, np.ndarray)
         h.update(f"a{plain.dtype.str}{plain.shape}".encode())

@@ -10,7 +10,9 @@ hands back an :class:`ArgmaxOnly` array. The reference reaches them only through
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -154,6 +156,40 @@ def _cells(cells: list[tuple[int, int]]) -> str:
     names = " ".join(f"x{t},{a}" for t, a in known[:4])
     more = f" and {len(known) - 4} more" if len(known) > 4 else ""
     return f"cell{'s' if len(known) > 1 else ''} {names}{more}"
+
+
+_DENOMINATOR = 1 << 20
+"""Largest denominator of a coefficient read through its rounding (:func:`rounded`)."""
+_ULPS = 64
+"""Units in the last place of the runs' values that a probe's difference may be off by."""
+
+
+def rounded(diff: np.ndarray, moved: np.ndarray, base: np.ndarray, h) -> np.ndarray:
+    """Each probe's change ``diff`` = (moved - base) / h, with a change that lies within the
+    floating-point rounding of the two values (:data:`_ULPS` units in the last place of the
+    larger, over |h|) of a fraction p/q with q <= 2^20 taken as (the float nearest to) that
+    fraction: a sum of rewards whose probe reads 1.0000000000000002 has coefficient 1, a mean of
+    355 rewards 1/355, so that the exact comparison of the bound with the claim does not see the
+    policy's own rounding; a coefficient of 1e-12 stays 1e-12 (never taken as 0)."""
+    out = np.array(diff, dtype=float)
+    with np.errstate(all="ignore"):
+        dyadic = out * _DENOMINATOR == np.round(out * _DENOMINATOR)   # exact already (1, 1/2)
+    todo = np.nonzero(~dyadic & np.isfinite(out))
+    if not todo[0].size:
+        return out
+    slack = np.broadcast_to(_ULPS * np.spacing(np.maximum(np.abs(moved), np.abs(base)))
+                            / np.abs(h), out.shape)[todo]
+    known: dict[float, float] = {}
+    values = out[todo]
+    for k, c in enumerate(values.tolist()):
+        r = known.get(c)
+        if r is None:
+            q = Fraction(c).limit_denominator(_DENOMINATOR)
+            r = known[c] = float(q) if q != 0 else c
+        if abs(c - r) <= slack[k]:
+            values[k] = r
+    out[todo] = values
+    return out
 
 
 @dataclass
@@ -376,7 +412,7 @@ class Tracer:
         fresh = fresh and not noise_moves.any()
         self._used.update(taken)
         law = self.law_of(taken)
-        diff = (v[1:] - v[0]) / self.h                     # (P, m): each probe's change
+        diff = rounded((v[1:] - v[0]) / self.h, v[1:], v[0], self.h)   # (P, m): each change
         coefficients: list[dict[tuple[int, int], float]] = [dict() for _ in range(v.shape[1])]
         for p, i in zip(*np.nonzero(diff)):
             coefficients[i][self.cells[p]] = float(diff[p, i])
