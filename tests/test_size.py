@@ -46,7 +46,9 @@ EXCEPTIONS = {
                                                 "(the stages now hold the fields)",
     # functions
     "dpbandits/accountant/size.py:symbolic_run": "to split",
-    "dpbandits/accountant/upper.py:_at_size": "to split: the size-T path returns one result type",
+    "dpbandits/accountant/upper.py": "to split: the size-T path (small checks, size checks, the stated bound) into its own module",
+    "dpbandits/reference/tagged.py": "to split: moves with the tracers out of reference/",
+    "dpbandits/reproduce/runner.py:reproduce_many": "to split: the scheduling of cells and the judging as each experiment ends",
     "dpbandits/candidates/building.py:builder": "to split: one branch per kind of candidate",
     "dpbandits/reference/formed.py:Formed.__array_ufunc__": "one dispatch over numpy's ufunc "
                                                             "methods",

@@ -399,7 +399,7 @@ def _hidden(obj, path: str, depth: int, seen: set) -> Iterator[tuple[str, Any]]:
             yield f"{name} (an object that is not the project's)", value
 
 
-_MOST = 20_000
+_MOST = 200_000
 """Most values one fingerprint reads; a larger state is not compared but reported as changed
 (fail closed: :func:`_fingerprint`)."""
 _LARGE = iter(range(1 << 62))
