@@ -50,10 +50,10 @@ def test_no_proof_at_this_size_exits_3_with_what_stopped_it(capsys):
 
 @pytest.mark.exact
 def test_no_bound_at_this_size_exits_3_on_one_line(capsys):
-    status, out, _ = _prove(capsys, "hybrid-ucb", "--variant", "corrected", "--arms", "2",
+    status, out, _ = _prove(capsys, "adap-klucb", "--arms", "2",
                             "--horizon", "100000")
     assert status == 3 and len(out.splitlines()) == 1
-    assert out.startswith("no proof at K = 2, T = 100000: no bound at this size (a trace of")
+    assert out.startswith("no proof at K = 2, T = 100000: no bound at this size (a trace of"), out
 
 
 @pytest.mark.smoke
